@@ -1,0 +1,1 @@
+"""mars.core: the graph model (tileables, chunks, operators, tiling, local executor)."""

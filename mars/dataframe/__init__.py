@@ -1,0 +1,1 @@
+"""mars.dataframe: the lazy, partitioned pandas API."""

@@ -1,0 +1,1 @@
+"""mars.deploy: how the engine is started (command lines, local clusters, Kubernetes)."""

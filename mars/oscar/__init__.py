@@ -1,0 +1,66 @@
+"""mars.oscar: an asyncio actor framework.
+
+Pools of actors run in a main process and its sub pool processes; actors are
+called through :class:`ActorRef` over TCP between hosts, Unix sockets between
+processes of one host, and direct calls within a process. This package
+imports nothing from the rest of ``mars`` except :mod:`mars.serialization`.
+"""
+
+from __future__ import annotations
+
+from .actor import Actor, extensible, no_lock
+from .allocate import (
+    AllocateStrategy,
+    IdleLabel,
+    LeastLoaded,
+    MainPool,
+    ProcessIndex,
+    RandomLabel,
+    RandomSubPool,
+)
+from .api import actor_ref, create_actor, create_actor_pool, destroy_actor, has_actor
+from .context import close_connections
+from .errors import (
+    ActorAlreadyExist,
+    ActorNotExist,
+    NoMatchingPool,
+    OscarError,
+    PoolStartError,
+    RemoteError,
+    ServerClosed,
+)
+from .loop import new_event_loop, run
+from .mainpool import MainActorPool
+from .pool import ActorPool
+from .ref import ActorRef
+
+__all__ = [
+    "Actor",
+    "ActorAlreadyExist",
+    "ActorNotExist",
+    "ActorPool",
+    "ActorRef",
+    "AllocateStrategy",
+    "IdleLabel",
+    "LeastLoaded",
+    "MainActorPool",
+    "MainPool",
+    "NoMatchingPool",
+    "OscarError",
+    "PoolStartError",
+    "ProcessIndex",
+    "RandomLabel",
+    "RandomSubPool",
+    "RemoteError",
+    "ServerClosed",
+    "actor_ref",
+    "close_connections",
+    "create_actor",
+    "create_actor_pool",
+    "destroy_actor",
+    "extensible",
+    "has_actor",
+    "new_event_loop",
+    "no_lock",
+    "run",
+]

@@ -1,0 +1,70 @@
+"""A sub pool process: started by its main pool, restarted by it after a crash."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from .loop import new_event_loop
+from .pool import ActorPool
+
+logger = logging.getLogger(__name__)
+
+_PARENT_POLL_SECONDS = 0.5
+
+
+@dataclass
+class SubPoolConfig:
+    """What a sub pool process needs to start; picklable."""
+
+    index: int  # 1..n; 0 is the main pool
+    label: str
+    address: str  # host:0 the first time, the bound address on a restart
+    main_address: str
+    main_pid: int
+    env: dict[str, str] = field(default_factory=dict)
+    use_uvloop: bool = False
+    log_level: int = logging.WARNING
+
+
+def run_sub_pool(config: SubPoolConfig, ready: Any) -> None:
+    """Entry point of the sub pool process (a multiprocessing target)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main pool stops us on Ctrl-C
+    logging.basicConfig(level=config.log_level)
+    loop = new_event_loop(config.use_uvloop)
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_until_complete(_serve(config, ready))
+    finally:
+        loop.close()
+    sys.exit(0)
+
+
+async def _serve(config: SubPoolConfig, ready: Any) -> None:
+    pool = ActorPool(config.address, label=config.label, main_address=config.main_address)
+    try:
+        await pool.start()
+    except BaseException as e:
+        ready.send(("error", f"{type(e).__name__}: {e}"))
+        ready.close()
+        return
+    ready.send(("ok", pool.address))
+    ready.close()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(pool.stop()))
+    watcher = loop.create_task(_watch_parent(config.main_pid, pool))
+    await pool.wait_stopped()
+    watcher.cancel()
+
+
+async def _watch_parent(main_pid: int, pool: ActorPool) -> None:
+    """Stop when the main pool's process is gone, so no sub pool outlives it."""
+    while os.getppid() == main_pid:
+        await asyncio.sleep(_PARENT_POLL_SECONDS)
+    logger.warning("main pool process %s is gone; sub pool %s stops", main_pid, pool.address)
+    await pool.stop()

@@ -1,0 +1,343 @@
+"""Framed, multiplexed connections over TCP and Unix sockets.
+
+A frame is a fixed prefix (kind, message id, header length, buffer count),
+the buffer lengths, the pickled header, then the out-of-band buffers. Small
+frames sent during one loop iteration are coalesced into one write. A large
+frame is received straight into freshly allocated buffers of the right size
+(``get_buffer`` of a :class:`asyncio.BufferedProtocol`), so a numpy array
+crosses the socket with no copy beyond the kernel's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import struct
+import sys
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+from .errors import ServerClosed
+from .message import FrameKind
+
+_PREFIX = struct.Struct("<BQIH")
+_LEN = struct.Struct("<Q")
+_RECV_BUFFER = 256 * 1024
+# Frames up to this size are copied into one bytes object and coalesced.
+_SMALL_FRAME = 64 * 1024
+_HIGH_WATER = 4 * 1024 * 1024
+
+FrameHandler = Callable[["Connection", int, int, Any, list], None]
+
+
+def _alloc(nbytes: int) -> Any:
+    """A writable buffer of ``nbytes``; uninitialised when numpy is loaded."""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and nbytes >= _SMALL_FRAME:
+        return numpy.empty(nbytes, dtype=numpy.uint8).data
+    return bytearray(nbytes)
+
+
+class _LargeFrame:
+    """A frame being received directly into its destination buffers."""
+
+    __slots__ = ("kind", "msg_id", "parts", "index", "offset")
+
+    def __init__(self, kind: int, msg_id: int, sizes: list[int]) -> None:
+        self.kind, self.msg_id = kind, msg_id
+        self.parts = [_alloc(n) for n in sizes]
+        self.index = self.offset = 0
+
+    def fill(self, data: memoryview) -> None:
+        """Copy already-received bytes into the parts."""
+        while len(data) and not self.complete:
+            part = self.parts[self.index]
+            n = min(len(data), len(part) - self.offset)
+            part[self.offset : self.offset + n] = data[:n]
+            data = data[n:]
+            self.advance(n)
+
+    def advance(self, nbytes: int) -> None:
+        self.offset += nbytes
+        while self.index < len(self.parts) and self.offset == len(self.parts[self.index]):
+            self.index += 1
+            self.offset = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.index == len(self.parts)
+
+    def target(self) -> memoryview:
+        return memoryview(self.parts[self.index])[self.offset :]
+
+
+class Connection(asyncio.BufferedProtocol):
+    """One end of a framed connection.
+
+    The client end keeps a future per outstanding request and resolves it when
+    the reply frame arrives; the server end hands request frames to the pool.
+    ``on_frame(conn, kind, msg_id, header, buffers)`` receives every frame.
+    """
+
+    def __init__(self, on_frame: FrameHandler, on_lost: Callable[[Connection], None] | None = None):
+        self.on_frame = on_frame
+        self.on_lost = on_lost
+        self.address = ""
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self.pending: dict[int, asyncio.Future] = {}  # client side: msg_id -> reply future
+        self.running: dict[int, asyncio.Task] = {}  # server side: msg_id -> running call
+        self._next_id = 0
+        self._buf = bytearray(_RECV_BUFFER)
+        self._start = self._end = 0
+        self._large: _LargeFrame | None = None
+        self._out: list[bytes] = []
+        self._flush_scheduled = False
+        self._paused = False
+        self._drain_waiters: list[asyncio.Future] = []
+        self._loop = asyncio.get_event_loop()
+
+    # -- connection events -------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        transport.set_write_buffer_limits(high=_HIGH_WATER)  # type: ignore[attr-defined]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        error = ServerClosed(f"connection to {self.address or 'peer'} closed" + (f": {exc}" if exc else ""))
+        pending, self.pending = self.pending, {}
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(error)
+        for task in list(self.running.values()):
+            task.cancel()
+        self._wake_drainers()
+        if self.on_lost is not None:
+            self.on_lost(self)
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        self._wake_drainers()
+
+    def _wake_drainers(self) -> None:
+        waiters, self._drain_waiters = self._drain_waiters, []
+        for fut in waiters:
+            if not fut.done():
+                fut.set_result(None)
+
+    async def drain(self) -> None:
+        if self._paused and not self.closed:
+            fut = self._loop.create_future()
+            self._drain_waiters.append(fut)
+            await fut
+
+    # -- receiving ---------------------------------------------------------
+    def get_buffer(self, sizehint: int) -> memoryview:
+        if self._large is not None:
+            return self._large.target()
+        if self._end == len(self._buf):
+            self._compact()
+        return memoryview(self._buf)[self._end :]
+
+    def _compact(self) -> None:
+        """Move unparsed bytes to the front, growing the buffer if they fill it."""
+        pending = self._buf[self._start : self._end]
+        if len(pending) * 2 > len(self._buf):
+            self._buf = bytearray(len(pending) * 2)
+        # same-length slice assignment: allowed while get_buffer's views live
+        self._buf[: len(pending)] = pending
+        self._start, self._end = 0, len(pending)
+
+    def buffer_updated(self, nbytes: int) -> None:
+        large = self._large
+        if large is not None:
+            large.advance(nbytes)
+            if large.complete:
+                self._large = None
+                self._deliver(large.kind, large.msg_id, large.parts[0], large.parts[1:])
+            return
+        self._end += nbytes
+        self._parse()
+
+    def _parse(self) -> None:
+        buf = self._buf
+        while self._end - self._start >= _PREFIX.size:
+            start = self._start
+            kind, msg_id, header_len, nbuf = _PREFIX.unpack_from(buf, start)
+            pos = start + _PREFIX.size
+            if self._end < pos + 8 * nbuf:
+                break
+            sizes = [header_len, *struct.unpack_from(f"<{nbuf}Q", buf, pos)]
+            pos += 8 * nbuf
+            total = pos - start + sum(sizes)
+            if total > _RECV_BUFFER:
+                self._begin_large(kind, msg_id, sizes, pos)
+                return
+            if self._end - start < total:
+                break
+            parts = []
+            for size in sizes:
+                parts.append(buf[pos : pos + size])
+                pos += size
+            self._start = pos
+            self._deliver(kind, msg_id, parts[0], parts[1:])
+            buf = self._buf  # a handler may not touch it, but stay safe
+        if self._start == self._end:
+            self._start = self._end = 0
+        elif len(self._buf) - self._end < _PREFIX.size:
+            self._compact()
+
+    def _begin_large(self, kind: int, msg_id: int, sizes: list[int], pos: int) -> None:
+        large = _LargeFrame(kind, msg_id, sizes)
+        with memoryview(self._buf) as view:
+            large.fill(view[pos : self._end])
+        self._start = self._end = 0
+        if large.complete:
+            self._deliver(kind, msg_id, large.parts[0], large.parts[1:])
+        else:
+            self._large = large
+
+    def _deliver(self, kind: int, msg_id: int, header: Any, buffers: list) -> None:
+        try:
+            self.on_frame(self, kind, msg_id, header, buffers)
+        except Exception:  # a handler bug must not kill the connection silently
+            import logging
+
+            logging.getLogger(__name__).exception("error handling frame %s on %s", kind, self.address)
+
+    # -- sending -----------------------------------------------------------
+    def next_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def send(self, kind: int, msg_id: int, header: bytes, buffers: list | tuple = ()) -> bool:
+        """Queue one frame; returns True when it was large and the caller should drain."""
+        if self.closed or self.transport is None:
+            raise ServerClosed(f"connection to {self.address or 'peer'} is closed")
+        sizes = [len(header), *(b.nbytes for b in buffers)]
+        prefix = _PREFIX.pack(kind, msg_id, len(header), len(buffers))
+        if buffers:
+            prefix += struct.pack(f"<{len(buffers)}Q", *sizes[1:])
+        if sum(sizes) <= _SMALL_FRAME:
+            self._out.append(b"".join((prefix, header, *buffers)))
+            if not self._flush_scheduled:
+                self._flush_scheduled = True
+                self._loop.call_soon(self._flush)
+            return False
+        self._flush()
+        self.transport.write(prefix + header)
+        for b in buffers:
+            self.transport.write(b)
+        return True
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        out, self._out = self._out, []
+        if out and not self.closed and self.transport is not None:
+            self.transport.write(out[0] if len(out) == 1 else b"".join(out))
+
+    def close(self) -> None:
+        if self.transport is not None and not self.closed:
+            self._flush()
+            self.transport.close()
+
+
+# -- addresses, servers and connecting ---------------------------------------
+
+def unix_path(address: str) -> str:
+    """The Unix socket a pool listening on TCP ``address`` also listens on."""
+    if sys.platform.startswith("linux"):
+        return "\0mars-oscar/" + address
+    safe = address.replace(":", "_").replace("/", "_").replace("[", "").replace("]", "")
+    return f"{tempfile.gettempdir()}/mars-oscar-{safe}.sock"
+
+
+def split_address(address: str) -> tuple[str, int]:
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"actor pool address must be 'host:port', got {address!r}")
+    return host.strip("[]"), int(port)
+
+
+async def serve(address: str, factory: Callable[[], Connection]) -> tuple[str, list]:
+    """Listen on TCP ``address`` (port 0 picks one) and on its Unix socket.
+
+    Returns the address actually bound and the servers.
+    """
+    loop = asyncio.get_running_loop()
+    host, port = split_address(address)
+    try:
+        tcp = await loop.create_server(factory, host, port, reuse_address=True)
+    except OSError as e:
+        raise OSError(e.errno, f"cannot listen on {address}: {e.strerror or e}") from None
+    bound_port = tcp.sockets[0].getsockname()[1]
+    address = f"[{host}]:{bound_port}" if ":" in host else f"{host}:{bound_port}"
+    servers = [tcp]
+    unix = await _serve_unix(loop, unix_path(address), factory)
+    if unix is not None:
+        servers.append(unix)
+    return address, servers
+
+
+async def _serve_unix(loop, path: str, factory) -> asyncio.AbstractServer | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        if not path.startswith("\0") and os.path.exists(path):
+            os.unlink(path)  # left by a pool that was killed
+        sock.bind(path)
+        sock.listen(1024)
+        sock.setblocking(False)
+        return await loop.create_unix_server(factory, sock=sock)
+    except OSError:
+        sock.close()  # Unix sockets are only a fast path: TCP still serves
+        return None
+
+
+def remove_unix_socket(address: str) -> None:
+    path = unix_path(address)
+    if not path.startswith("\0"):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+async def open_connection(
+    address: str, factory: Callable[[], Connection], timeout: float = 30.0
+) -> Connection:
+    """Connect to a pool: its Unix socket when it is on this host, else TCP.
+
+    ``tcp://host:port`` forces TCP.
+    """
+    loop = asyncio.get_running_loop()
+    force_tcp = address.startswith("tcp://")
+    target = address[6:] if force_tcp else address
+    host, port = split_address(target)
+    if not force_tcp:
+        conn = await _try_unix(loop, target, factory)
+        if conn is not None:
+            conn.address = address
+            return conn
+    try:
+        _, conn = await asyncio.wait_for(loop.create_connection(factory, host, port), timeout)
+    except (OSError, asyncio.TimeoutError) as e:
+        raise ServerClosed(f"cannot connect to actor pool at {address}: {e or type(e).__name__}") from e
+    conn.address = address
+    return conn
+
+
+async def _try_unix(loop: asyncio.AbstractEventLoop, address: str, factory) -> Connection | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(unix_path(address))
+    except OSError:
+        sock.close()
+        return None
+    sock.setblocking(False)
+    _, conn = await loop.create_unix_connection(factory, sock=sock)
+    return conn

@@ -1,0 +1,1 @@
+"""mars.tensor: the lazy, chunked NumPy API."""
