@@ -17,7 +17,7 @@ from ..serialization import SerializationError, deserialize, deserialize_async, 
 from ..serialization.core import HEAVY_HEADER_BYTES
 from .actor import current_chain
 from .errors import RemoteError
-from .message import ErrorPayload, FrameKind
+from .message import ErrorPayload, FrameKind, decode, encode
 from .transport import Connection, open_connection
 
 if TYPE_CHECKING:
@@ -103,7 +103,9 @@ class CallerContext:
             return
         try:
             value = deserialize(header, buffers)
-        except SerializationError as e:
+            if kind == FrameKind.ERROR:
+                value = decode(value)
+        except (SerializationError, TypeError) as e:
             fut.set_exception(SerializationError(f"reply from {conn.address} could not be decoded: {e}"))
             return
         self._resolve(fut, kind, value)
@@ -111,7 +113,9 @@ class CallerContext:
     async def _resolve_heavy(self, conn, fut, kind, header, buffers) -> None:
         try:
             value = await deserialize_async(header, buffers)
-        except SerializationError as e:
+            if kind == FrameKind.ERROR:
+                value = decode(value)
+        except (SerializationError, TypeError) as e:
             value, kind = SerializationError(f"reply from {conn.address} could not be decoded: {e}"), -1
         if not fut.done():
             self._resolve(fut, kind, value)
@@ -127,8 +131,13 @@ class CallerContext:
 
     async def request(self, address: str, message: Any, timeout: float | None = None) -> Any:
         """Send ``message`` to the pool at ``address`` and await its reply."""
-        conn = await self.connection(address)
-        header, buffers = await self._encode(message)
+        conn = self.conns.get(address)
+        if conn is None or conn.closed:
+            conn = await self.connection(address)
+        if _heavy(message):
+            header, buffers = await self.loop.run_in_executor(None, serialize, encode(message))
+        else:
+            header, buffers = serialize(encode(message))
         msg_id = conn.next_id()
         fut = self.loop.create_future()
         conn.pending[msg_id] = fut
@@ -147,20 +156,22 @@ class CallerContext:
     async def tell(self, address: str, message: Any) -> None:
         """Send ``message`` without waiting for it to run."""
         conn = await self.connection(address)
-        header, buffers = await self._encode(message)
+        if _heavy(message):
+            header, buffers = await self.loop.run_in_executor(None, serialize, encode(message))
+        else:
+            header, buffers = serialize(encode(message))
         if conn.send(FrameKind.TELL, conn.next_id(), header, buffers):
             await conn.drain()
-
-    async def _encode(self, message: Any) -> tuple[bytes, list]:
-        payload = getattr(message, "args", None) or getattr(message, "calls", None)
-        if payload is not None and looks_heavy(payload):
-            return await self.loop.run_in_executor(None, serialize, message)
-        return serialize(message)
 
     def close(self) -> None:
         for conn in list(self.conns.values()):
             conn.close()
         self.conns.clear()
+
+
+def _heavy(message: Any) -> bool:
+    payload = getattr(message, "args", None) or getattr(message, "calls", None)
+    return payload is not None and looks_heavy(payload)
 
 
 _contexts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CallerContext] = weakref.WeakKeyDictionary()

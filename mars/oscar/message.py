@@ -9,8 +9,10 @@ when a payload cannot be unpickled.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from enum import IntEnum
-from typing import Any
+from operator import attrgetter
+from typing import Any, Callable
 
 
 class FrameKind(IntEnum):
@@ -21,27 +23,49 @@ class FrameKind(IntEnum):
     CANCEL = 5  # cancel the request with this id
 
 
-class _Message:
-    """Slotted message whose pickle is a plain tuple of its fields."""
-
-    __slots__ = ()
-
-    def __init__(self, *values: Any) -> None:
-        for name, value in zip(self.__slots__, values):
-            object.__setattr__(self, name, value)
-
-    def __reduce__(self):
-        return type(self), tuple(getattr(self, name) for name in self.__slots__)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
-        return f"{type(self).__name__}({fields})"
+_BY_CODE: dict[int, type] = {}
 
 
-class CallMessage(_Message):
+def _message(code: int) -> Callable[[type], type]:
+    """Make a slotted dataclass that travels as the tuple ``(code, *fields)``.
+
+    A tuple of builtins pickles about eight times faster than a class
+    instance, which matters on a path that costs tens of microseconds.
+    """
+
+    def wrap(cls: type) -> type:
+        cls = dataclass(slots=True)(cls)
+        names = [f.name for f in fields(cls)]
+        if len(names) == 1:
+            name = names[0]
+            cls._values = lambda m: (getattr(m, name),)  # type: ignore[attr-defined]
+        else:
+            cls._values = attrgetter(*names) if names else (lambda m: ())  # type: ignore[attr-defined]
+        cls._code = code  # type: ignore[attr-defined]
+        _BY_CODE[code] = cls
+        return cls
+
+    return wrap
+
+
+def encode(message: Any) -> tuple:
+    """The wire form of a message: a tuple of builtins."""
+    return (message._code, *message._values(message))
+
+
+def decode(wire: Any) -> Any:
+    """The message a wire tuple stands for; TypeError if it is not one."""
+    try:
+        cls = _BY_CODE[wire[0]]
+        return cls(*wire[1:])
+    except (KeyError, IndexError, TypeError) as e:
+        raise TypeError(f"not an oscar message: {wire!r:.200}") from e
+
+
+@_message(1)
+class CallMessage:
     """Call ``method`` of actor ``uid``; ``chain`` names the locks held up the call stack."""
 
-    __slots__ = ("uid", "method", "args", "kwargs", "chain")
     uid: str
     method: str
     args: tuple
@@ -49,18 +73,18 @@ class CallMessage(_Message):
     chain: tuple
 
 
-class BatchCallMessage(_Message):
+@_message(2)
+class BatchCallMessage:
     """Several calls of one method, run under one lock acquisition."""
 
-    __slots__ = ("uid", "method", "calls", "chain")
     uid: str
     method: str
     calls: list  # of (args, kwargs)
     chain: tuple
 
 
-class CreateActorMessage(_Message):
-    __slots__ = ("actor_cls", "args", "kwargs", "uid", "strategy")
+@_message(3)
+class CreateActorMessage:
     actor_cls: type
     args: tuple
     kwargs: dict
@@ -68,33 +92,32 @@ class CreateActorMessage(_Message):
     strategy: Any
 
 
-class DestroyActorMessage(_Message):
-    __slots__ = ("uid",)
+@_message(4)
+class DestroyActorMessage:
     uid: str
 
 
-class HasActorMessage(_Message):
-    __slots__ = ("uid",)
+@_message(5)
+class HasActorMessage:
     uid: str
 
 
-class ActorDestroyedNotice(_Message):
+@_message(6)
+class ActorDestroyedNotice:
     """A sub pool tells its main pool that an actor it placed is gone."""
 
-    __slots__ = ("uid",)
     uid: str
 
 
-class StopPoolMessage(_Message):
+@_message(7)
+class StopPoolMessage:
     """Ask a pool to destroy its actors and exit."""
 
-    __slots__ = ()
 
-
-class ErrorPayload(_Message):
+@_message(8)
+class ErrorPayload:
     """An exception raised remotely, with where and the formatted remote traceback."""
 
-    __slots__ = ("exc", "where", "traceback")
     exc: BaseException
     where: str
     traceback: str

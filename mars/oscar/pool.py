@@ -29,6 +29,8 @@ from .message import (
     FrameKind,
     HasActorMessage,
     StopPoolMessage,
+    decode,
+    encode,
 )
 from .ref import ActorRef
 from .transport import Connection, remove_unix_socket, serve
@@ -37,27 +39,29 @@ logger = logging.getLogger(__name__)
 
 
 class _Slot:
-    __slots__ = ("actor", "lock")
+    """An actor, its lock, and its methods as looked up once."""
+
+    __slots__ = ("actor", "lock", "methods")
 
     def __init__(self, actor: Actor) -> None:
         self.actor = actor
         self.lock = ActorLock()
+        # name -> (bound method, is a coroutine function, runs without the lock)
+        self.methods: dict[str, tuple[Callable, bool, bool]] = {}
 
-
-# (actor class, method name) -> (is coroutine function, runs without the lock)
-_method_kinds: dict[tuple[type, str], tuple[bool, bool]] = {}
-
-
-def _method_kind(actor: Actor, name: str, func: Callable) -> tuple[bool, bool]:
-    key = (type(actor), name)
-    kind = _method_kinds.get(key)
-    if kind is None:
-        inner = getattr(func, "func", func)
-        kind = _method_kinds[key] = (
-            inspect.iscoroutinefunction(inner),
-            bool(getattr(inner, "__oscar_no_lock__", False)),
-        )
-    return kind
+    def method(self, name: str, uid: str) -> tuple[Callable, bool, bool]:
+        entry = self.methods.get(name)
+        if entry is None:
+            func = None if name.startswith("__") else getattr(self.actor, name, None)
+            if func is None or not callable(func):
+                raise AttributeError(f"actor {type(self.actor).__name__} ({uid!r}) has no method {name!r}")
+            inner = getattr(func, "func", func)
+            entry = self.methods[name] = (
+                func,
+                inspect.iscoroutinefunction(inner),
+                bool(getattr(inner, "__oscar_no_lock__", False)),
+            )
+        return entry
 
 
 class ActorPool:
@@ -177,20 +181,17 @@ class ActorPool:
                 except Exception:  # the main pool may be stopping
                     logger.debug("cannot notify main pool of %s's destruction", uid, exc_info=True)
 
-    def _resolve(self, uid: str, method: str) -> tuple[_Slot, Callable]:
+    def _resolve(self, uid: str, method: str) -> tuple[_Slot, tuple[Callable, bool, bool]]:
         slot = self._actors.get(uid)
         if slot is None:
             raise ActorNotExist(f"no actor {uid!r} in pool {self.address}")
-        func = None if method.startswith("__") else getattr(slot.actor, method, None)
-        if func is None or not callable(func):
-            raise AttributeError(f"actor {type(slot.actor).__name__} ({uid!r}) has no method {method!r}")
-        return slot, func
+        return slot, slot.method(method, uid)
 
     # -- in-process calls ---------------------------------------------------
     async def call_direct(self, uid: str, method: str, args: tuple, kwargs: dict) -> Any:
-        slot, func = self._resolve(uid, method)
+        slot, (func, _, unlocked) = self._resolve(uid, method)
         chain = current_chain.get()
-        if _method_kind(slot.actor, method, func)[1] or slot.lock.held_by_chain(chain):
+        if unlocked or slot.lock.held_by_chain(chain):
             return await _invoke(func, args, kwargs, chain, None)
         token = new_token()
         waiter = slot.lock.acquire_or_wait(token)
@@ -202,10 +203,10 @@ class ActorPool:
             slot.lock.release()
 
     async def batch_direct(self, uid: str, method: str, calls: list) -> list:
-        slot, func = self._resolve(uid, method)
+        slot, (func, _, unlocked) = self._resolve(uid, method)
         chain = current_chain.get()
         token = None
-        if not (_method_kind(slot.actor, method, func)[1] or slot.lock.held_by_chain(chain)):
+        if not (unlocked or slot.lock.held_by_chain(chain)):
             token = new_token()
             waiter = slot.lock.acquire_or_wait(token)
             if waiter is not None:
@@ -243,16 +244,20 @@ class ActorPool:
                 conn.running[msg_id] = task
             return
         try:
-            message = deserialize(header, buffers)
-        except SerializationError as e:
+            message = decode(deserialize(header, buffers))
+        except (SerializationError, TypeError) as e:
             self._fail(conn, kind, msg_id, e, f"pool {self.address}")
             return
-        self._dispatch(conn, kind, msg_id, message)
+        handler = self._handlers.get(type(message))
+        if handler is None:
+            self._dispatch(conn, kind, msg_id, message)
+        else:
+            handler(conn, kind, msg_id, message)
 
     async def _decode_heavy(self, conn, kind, msg_id, header, buffers) -> None:
         try:
-            message = await deserialize_async(header, buffers)
-        except SerializationError as e:
+            message = decode(await deserialize_async(header, buffers))
+        except (SerializationError, TypeError) as e:
             self._fail(conn, kind, msg_id, e, f"pool {self.address}")
             return
         conn.running.pop(msg_id, None)
@@ -267,13 +272,12 @@ class ActorPool:
         handler(conn, kind, msg_id, message)
 
     def _handle_call(self, conn: Connection, kind: int, msg_id: int, msg: CallMessage) -> None:
-        where = f"actor {msg.uid!r} method {msg.method!r} in pool {self.address}"
+        where = msg  # described only if something fails
         try:
-            slot, func = self._resolve(msg.uid, msg.method)
+            slot, (func, is_async, unlocked) = self._resolve(msg.uid, msg.method)
         except Exception as e:
             self._fail(conn, kind, msg_id, e, where)
             return
-        is_async, unlocked = _method_kind(slot.actor, msg.method, func)
         token = waiter = None
         if not (unlocked or slot.lock.held_by_chain(msg.chain)):
             token = new_token()
@@ -375,7 +379,7 @@ class ActorPool:
         self.loop.call_soon(lambda: self.loop.create_task(self.stop()))  # type: ignore[union-attr]
 
     # -- replies ------------------------------------------------------------
-    def _reply(self, conn: Connection, msg_id: int, value: Any, where: str) -> None:
+    def _reply(self, conn: Connection, msg_id: int, value: Any, where: Any) -> None:
         if conn.closed:
             return
         if looks_heavy(value):
@@ -388,7 +392,7 @@ class ActorPool:
             return
         conn.send(FrameKind.RESULT, msg_id, header, buffers)
 
-    async def _reply_heavy(self, conn: Connection, msg_id: int, value: Any, where: str) -> None:
+    async def _reply_heavy(self, conn: Connection, msg_id: int, value: Any, where: Any) -> None:
         try:
             header, buffers = await self.loop.run_in_executor(None, serialize, value)  # type: ignore
         except SerializationError as e:
@@ -397,7 +401,9 @@ class ActorPool:
         if not conn.closed and conn.send(FrameKind.RESULT, msg_id, header, buffers):
             await conn.drain()
 
-    def _fail(self, conn: Connection, kind: int, msg_id: int, exc: BaseException, where: str) -> None:
+    def _fail(self, conn: Connection, kind: int, msg_id: int, exc: BaseException, where: Any) -> None:
+        if isinstance(where, CallMessage):
+            where = f"actor {where.uid!r} method {where.method!r} in pool {self.address}"
         if kind != FrameKind.REQUEST:
             logger.error("%s failed", where, exc_info=exc)
             return
@@ -411,13 +417,13 @@ def _encode_error(exc: BaseException, where: str) -> tuple[bytes, list]:
     """Pickle an error reply; an exception that does not survive pickling is described instead."""
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     try:
-        header, buffers = serialize(ErrorPayload(exc, where, text))
+        header, buffers = serialize(encode(ErrorPayload(exc, where, text)))
         deserialize(header, buffers)
         return header, buffers
     except Exception as e:
         name = f"{type(exc).__module__}.{type(exc).__qualname__}"
         error = RemoteError(f"{where} raised {name}: {exc}; it cannot be sent back as itself ({e})")
-        return serialize(ErrorPayload(error, where, text))
+        return serialize(encode(ErrorPayload(error, where, text)))
 
 
 async def _invoke(func: Callable, args: tuple, kwargs: dict, chain: tuple, token: int | None) -> Any:

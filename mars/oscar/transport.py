@@ -94,7 +94,7 @@ class Connection(asyncio.BufferedProtocol):
         self._start = self._end = 0
         self._large: _LargeFrame | None = None
         self._out: list[bytes] = []
-        self._flush_scheduled = False
+        self._corked = False
         self._paused = False
         self._drain_waiters: list[asyncio.Future] = []
         self._loop = asyncio.get_event_loop()
@@ -162,7 +162,15 @@ class Connection(asyncio.BufferedProtocol):
                 self._deliver(large.kind, large.msg_id, large.parts[0], large.parts[1:])
             return
         self._end += nbytes
-        self._parse()
+        if self._corked:
+            self._parse()
+            return
+        self._corked = True  # replies sent while parsing leave in one write
+        try:
+            self._parse()
+        finally:
+            self._corked = False
+            self._flush()
 
     def _parse(self) -> None:
         buf = self._buf
@@ -170,6 +178,10 @@ class Connection(asyncio.BufferedProtocol):
             start = self._start
             kind, msg_id, header_len, nbuf = _PREFIX.unpack_from(buf, start)
             pos = start + _PREFIX.size
+            if nbuf == 0 and pos + header_len <= self._end:  # the common small message
+                self._start = pos + header_len
+                self._deliver(kind, msg_id, buf[pos : self._start], [])
+                continue
             if self._end < pos + 8 * nbuf:
                 break
             sizes = [header_len, *struct.unpack_from(f"<{nbuf}Q", buf, pos)]
@@ -186,7 +198,6 @@ class Connection(asyncio.BufferedProtocol):
                 pos += size
             self._start = pos
             self._deliver(kind, msg_id, parts[0], parts[1:])
-            buf = self._buf  # a handler may not touch it, but stay safe
         if self._start == self._end:
             self._start = self._end = 0
         elif len(self._buf) - self._end < _PREFIX.size:
@@ -219,15 +230,26 @@ class Connection(asyncio.BufferedProtocol):
         """Queue one frame; returns True when it was large and the caller should drain."""
         if self.closed or self.transport is None:
             raise ServerClosed(f"connection to {self.address or 'peer'} is closed")
-        sizes = [len(header), *(b.nbytes for b in buffers)]
-        prefix = _PREFIX.pack(kind, msg_id, len(header), len(buffers))
         if buffers:
-            prefix += struct.pack(f"<{len(buffers)}Q", *sizes[1:])
-        if sum(sizes) <= _SMALL_FRAME:
-            self._out.append(b"".join((prefix, header, *buffers)))
-            if not self._flush_scheduled:
-                self._flush_scheduled = True
-                self._loop.call_soon(self._flush)
+            sizes = [b.nbytes for b in buffers]
+            prefix = _PREFIX.pack(kind, msg_id, len(header), len(buffers))
+            prefix += struct.pack(f"<{len(buffers)}Q", *sizes)
+            small = len(header) + sum(sizes) <= _SMALL_FRAME
+        else:
+            prefix = _PREFIX.pack(kind, msg_id, len(header), 0)
+            small = len(header) <= _SMALL_FRAME
+        if small:
+            data = b"".join((prefix, header, *buffers))
+            if self._corked:
+                self._out.append(data)
+            elif len(self.pending) > 1:
+                # other requests are in flight, so more frames are likely to
+                # follow in this loop iteration: send them in one write
+                self._corked = True
+                self._out.append(data)
+                self._loop.call_soon(self._uncork)
+            else:
+                self.transport.write(data)
             return False
         self._flush()
         self.transport.write(prefix + header)
@@ -235,8 +257,11 @@ class Connection(asyncio.BufferedProtocol):
             self.transport.write(b)
         return True
 
+    def _uncork(self) -> None:
+        self._corked = False
+        self._flush()
+
     def _flush(self) -> None:
-        self._flush_scheduled = False
         out, self._out = self._out, []
         if out and not self.closed and self.transport is not None:
             self.transport.write(out[0] if len(out) == 1 else b"".join(out))

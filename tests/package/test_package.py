@@ -1,0 +1,58 @@
+"""The package as a user meets it: import cost, public surface, layering."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import mars
+import mars.oscar
+
+ROOT = pathlib.Path(mars.__file__).parent
+
+
+def _import_seconds(module: str) -> float:
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    runs = [float(subprocess.check_output([sys.executable, "-c", code], text=True)) for _ in range(3)]
+    return min(runs)
+
+
+def test_import_mars_is_fast_and_light() -> None:
+    # the target is 0.3 s on a 2-core machine; the margin absorbs a loaded CI box
+    assert _import_seconds("mars") < 0.6
+    code = "import sys, mars; print(sorted(m for m in ('numpy', 'pandas', 'asyncio') if m in sys.modules))"
+    loaded = subprocess.check_output([sys.executable, "-c", code], text=True).strip()
+    assert loaded == "[]", f"import mars pulled in heavy modules: {loaded}"
+
+
+def test_oscar_public_api_is_pinned() -> None:
+    assert sorted(mars.oscar.__all__) == sorted(
+        [
+            "Actor", "ActorAlreadyExist", "ActorNotExist", "ActorPool", "ActorRef",
+            "AllocateStrategy", "IdleLabel", "LeastLoaded", "MainActorPool", "MainPool",
+            "NoMatchingPool", "OscarError", "PoolStartError", "ProcessIndex", "RandomLabel",
+            "RandomSubPool", "RemoteError", "ServerClosed", "actor_ref", "close_connections",
+            "create_actor", "create_actor_pool", "destroy_actor", "extensible", "has_actor",
+            "new_event_loop", "no_lock", "run",
+        ]
+    )
+    for name in mars.oscar.__all__:
+        assert getattr(mars.oscar, name) is not None
+
+
+def test_oscar_imports_nothing_else_from_mars() -> None:
+    pattern = re.compile(r"^\s*(from|import)\s+(mars\.\w+|\.\.+\w*)", re.M)
+    for path in (ROOT / "oscar").rglob("*.py"):
+        for match in pattern.finditer(path.read_text()):
+            target = match.group(2)
+            assert target in ("mars.oscar", "mars.serialization", "..serialization") or target.startswith(
+                ("mars.oscar.", "mars.serialization.", "..serialization")
+            ), f"{path.name} imports {target}"
+
+
+def test_serialization_imports_nothing_from_mars() -> None:
+    for path in (ROOT / "serialization").rglob("*.py"):
+        text = path.read_text()
+        assert not re.search(r"^\s*(from|import)\s+mars\b|^\s*from\s+\.\.", text, re.M), path.name
