@@ -32,6 +32,7 @@ from .errors import (
 from .loop import new_event_loop, run
 from .mainpool import MainActorPool
 from .pool import ActorPool
+from .poolprocess import PoolProcess
 from .ref import ActorRef
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "MainPool",
     "NoMatchingPool",
     "OscarError",
+    "PoolProcess",
     "PoolStartError",
     "ProcessIndex",
     "RandomLabel",

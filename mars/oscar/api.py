@@ -9,6 +9,7 @@ from .context import get_context, local_pool
 from .errors import ActorNotExist
 from .loop import resolve_uvloop
 from .mainpool import MainActorPool, ProcessCallback
+from .poolprocess import PoolProcess, start_pool_process
 from .message import CreateActorMessage, DestroyActorMessage, HasActorMessage
 from .ref import ActorRef
 
@@ -23,7 +24,8 @@ async def create_actor_pool(
     on_process_down: ProcessCallback | None = None,
     on_process_recover: ProcessCallback | None = None,
     start_method: str = "spawn",
-) -> MainActorPool:
+    own_process: bool = False,
+) -> MainActorPool | PoolProcess:
     """Start a main pool in this process and ``n_process`` sub pool processes.
 
     Parameters
@@ -41,6 +43,9 @@ async def create_actor_pool(
         and ``on_process_recover(address)`` are told either way.
     use_uvloop
         Run the sub pools on uvloop: ``"auto"`` when it is installed.
+    own_process
+        Run the main pool in a process of its own too; returns a
+        :class:`PoolProcess` handle (``address``, ``sub_addresses``, ``stop()``).
 
     Examples
     --------
@@ -53,8 +58,8 @@ async def create_actor_pool(
     """
     if ":" not in address.rsplit("]", 1)[-1]:
         address += ":0"
-    pool = MainActorPool(
-        address,
+    kwargs = dict(
+        address=address,
         n_process=n_process,
         labels=labels,
         envs=envs,
@@ -64,7 +69,9 @@ async def create_actor_pool(
         on_process_recover=on_process_recover,
         start_method=start_method,
     )
-    return await pool.start()
+    if own_process:
+        return await start_pool_process(kwargs)
+    return await MainActorPool(**kwargs).start()
 
 
 async def create_actor(

@@ -57,14 +57,14 @@ async def _serve(config: SubPoolConfig, ready: Any) -> None:
     ready.close()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(pool.stop()))
-    watcher = loop.create_task(_watch_parent(config.main_pid, pool))
+    watcher = loop.create_task(watch_parent(config.main_pid, pool))
     await pool.wait_stopped()
     watcher.cancel()
 
 
-async def _watch_parent(main_pid: int, pool: ActorPool) -> None:
-    """Stop when the main pool's process is gone, so no sub pool outlives it."""
-    while os.getppid() == main_pid:
+async def watch_parent(parent_pid: int, pool: ActorPool) -> None:
+    """Stop ``pool`` when the process that started it is gone, so none outlives it."""
+    while os.getppid() == parent_pid:
         await asyncio.sleep(_PARENT_POLL_SECONDS)
-    logger.warning("main pool process %s is gone; sub pool %s stops", main_pid, pool.address)
+    logger.warning("parent process %s is gone; pool %s stops", parent_pid, pool.address)
     await pool.stop()

@@ -32,7 +32,7 @@ def test_oscar_public_api_is_pinned() -> None:
         [
             "Actor", "ActorAlreadyExist", "ActorNotExist", "ActorPool", "ActorRef",
             "AllocateStrategy", "IdleLabel", "LeastLoaded", "MainActorPool", "MainPool",
-            "NoMatchingPool", "OscarError", "PoolStartError", "ProcessIndex", "RandomLabel",
+            "NoMatchingPool", "OscarError", "PoolProcess", "PoolStartError", "ProcessIndex", "RandomLabel",
             "RandomSubPool", "RemoteError", "ServerClosed", "actor_ref", "close_connections",
             "create_actor", "create_actor_pool", "destroy_actor", "extensible", "has_actor",
             "new_event_loop", "no_lock", "run",
