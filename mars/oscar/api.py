@@ -58,7 +58,7 @@ async def create_actor_pool(
     """
     if ":" not in address.rsplit("]", 1)[-1]:
         address += ":0"
-    kwargs = dict(
+    kwargs: dict[str, Any] = dict(
         address=address,
         n_process=n_process,
         labels=labels,

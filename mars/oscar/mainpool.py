@@ -74,7 +74,7 @@ class MainActorPool(ActorPool):
         self.on_process_down = on_process_down
         self.on_process_recover = on_process_recover
         self._use_uvloop = use_uvloop
-        self._mp = multiprocessing.get_context(start_method)
+        self._mp: Any = multiprocessing.get_context(start_method)
         self._start_timeout = start_timeout
         self._stopping = False
         self._sub_envs = envs or [{} for _ in range(n_process)]
@@ -123,13 +123,15 @@ class MainActorPool(ActorPool):
         loop.add_reader(process.sentinel, self._on_sub_exit, sub, process)
 
     def _on_sub_exit(self, sub: SubPool, process: Any) -> None:
+        """Runs when the sub pool's process sentinel becomes readable: it exited."""
         loop = asyncio.get_running_loop()
         loop.remove_reader(process.sentinel)
         process.join(0)
+        exitcode: int | None = process.exitcode
         if self._stopping or sub.process is not process:
             return
         sub.alive = False
-        self._spawn(self._recover(sub, process.exitcode))
+        self._spawn(self._recover(sub, exitcode))
 
     async def _recover(self, sub: SubPool, exitcode: int | None) -> None:
         logger.warning("sub pool %s (%s, pid %s) exited with code %s", sub.address, sub.label, sub.pid, exitcode)
@@ -242,7 +244,7 @@ def _environment(env: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
-def _wait_ready(receiver: Any, process: Any, timeout: float) -> tuple[str, str]:
+def _wait_ready(receiver: Any, process: Any, timeout: float) -> tuple[str, Any]:
     if not receiver.poll(timeout):
         return "error", f"not ready after {timeout:g} s"
     try:

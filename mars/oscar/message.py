@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from operator import attrgetter
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 
 class FrameKind(IntEnum):
@@ -26,16 +26,18 @@ class FrameKind(IntEnum):
 _BY_CODE: dict[int, type] = {}
 
 
-def _message(code: int) -> Callable[[type], type]:
-    """Make a slotted dataclass that travels as the tuple ``(code, *fields)``.
+T = TypeVar("T")
+
+
+def _register(code: int) -> Callable[[type[T]], type[T]]:
+    """Register a message dataclass that travels as the tuple ``(code, *fields)``.
 
     A tuple of builtins pickles about eight times faster than a class
     instance, which matters on a path that costs tens of microseconds.
     """
 
-    def wrap(cls: type) -> type:
-        cls = dataclass(slots=True)(cls)
-        names = [f.name for f in fields(cls)]
+    def wrap(cls: type[T]) -> type[T]:
+        names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
         if len(names) == 1:
             name = names[0]
             cls._values = lambda m: (getattr(m, name),)  # type: ignore[attr-defined]
@@ -62,7 +64,8 @@ def decode(wire: Any) -> Any:
         raise TypeError(f"not an oscar message: {wire!r:.200}") from e
 
 
-@_message(1)
+@_register(1)
+@dataclass(slots=True)
 class CallMessage:
     """Call ``method`` of actor ``uid``; ``chain`` names the locks held up the call stack."""
 
@@ -73,7 +76,8 @@ class CallMessage:
     chain: tuple
 
 
-@_message(2)
+@_register(2)
+@dataclass(slots=True)
 class BatchCallMessage:
     """Several calls of one method, run under one lock acquisition."""
 
@@ -83,38 +87,44 @@ class BatchCallMessage:
     chain: tuple
 
 
-@_message(3)
+@_register(3)
+@dataclass(slots=True)
 class CreateActorMessage:
     actor_cls: type
     args: tuple
     kwargs: dict
-    uid: str
+    uid: str | None
     strategy: Any
 
 
-@_message(4)
+@_register(4)
+@dataclass(slots=True)
 class DestroyActorMessage:
     uid: str
 
 
-@_message(5)
+@_register(5)
+@dataclass(slots=True)
 class HasActorMessage:
     uid: str
 
 
-@_message(6)
+@_register(6)
+@dataclass(slots=True)
 class ActorDestroyedNotice:
     """A sub pool tells its main pool that an actor it placed is gone."""
 
     uid: str
 
 
-@_message(7)
+@_register(7)
+@dataclass(slots=True)
 class StopPoolMessage:
     """Ask a pool to destroy its actors and exit."""
 
 
-@_message(8)
+@_register(8)
+@dataclass(slots=True)
 class ErrorPayload:
     """An exception raised remotely, with where and the formatted remote traceback."""
 

@@ -302,7 +302,7 @@ async def serve(address: str, factory: Callable[[], Connection]) -> tuple[str, l
         raise OSError(e.errno, f"cannot listen on {address}: {e.strerror or e}") from None
     bound_port = tcp.sockets[0].getsockname()[1]
     address = f"[{host}]:{bound_port}" if ":" in host else f"{host}:{bound_port}"
-    servers = [tcp]
+    servers: list[asyncio.AbstractServer] = [tcp]
     unix = await _serve_unix(loop, unix_path(address), factory)
     if unix is not None:
         servers.append(unix)
@@ -344,10 +344,10 @@ async def open_connection(
     target = address[6:] if force_tcp else address
     host, port = split_address(target)
     if not force_tcp:
-        conn = await _try_unix(loop, target, factory)
-        if conn is not None:
-            conn.address = address
-            return conn
+        unix_conn = await _try_unix(loop, target, factory)
+        if unix_conn is not None:
+            unix_conn.address = address
+            return unix_conn
     try:
         _, conn = await asyncio.wait_for(loop.create_connection(factory, host, port), timeout)
     except (OSError, asyncio.TimeoutError) as e:

@@ -56,3 +56,13 @@ def test_serialization_imports_nothing_from_mars() -> None:
     for path in (ROOT / "serialization").rglob("*.py"):
         text = path.read_text()
         assert not re.search(r"^\s*(from|import)\s+mars\b|^\s*from\s+\.\.", text, re.M), path.name
+
+
+def test_mypy_passes_on_oscar_and_serialization() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", str(ROOT / "oscar"), str(ROOT / "serialization")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
