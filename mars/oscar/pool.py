@@ -18,7 +18,8 @@ from ..serialization import SerializationError, deserialize, deserialize_async, 
 from ..serialization.core import HEAVY_HEADER_BYTES
 from .actor import Actor, ActorLock, current_chain, new_token
 from .context import get_context, register_pool, unregister_pool
-from .errors import ActorAlreadyExist, ActorNotExist, RemoteError
+from .allocate import MainPool
+from .errors import ActorAlreadyExist, ActorNotExist, NoMatchingPool, RemoteError
 from .message import (
     ActorDestroyedNotice,
     BatchCallMessage,
@@ -77,6 +78,7 @@ class ActorPool:
         self._conns: set[Connection] = set()
         self._stopped: asyncio.Event | None = None
         self._tasks: set[asyncio.Task] = set()
+        self._stop_task: asyncio.Task | None = None
         self._handlers: dict[type, Callable] = {
             CallMessage: self._handle_call,
             BatchCallMessage: self._handle_batch,
@@ -103,7 +105,10 @@ class ActorPool:
         for server in self._servers:
             server.close()
         for uid in list(self._actors):
-            await self._destroy(uid, notify=False)
+            try:
+                await self._destroy(uid, notify=False)
+            except Exception:
+                logger.exception("__pre_destroy__ of actor %s failed while stopping %s", uid, self.address)
         for conn in list(self._conns):
             conn.close()
         for task in list(self._tasks):
@@ -144,6 +149,11 @@ class ActorPool:
         """Create an actor in this process (a main pool also honours ``strategy``)."""
         if not (isinstance(actor_cls, type) and issubclass(actor_cls, Actor)):
             raise TypeError(f"actor class must be a subclass of mars.oscar.Actor, got {actor_cls!r}")
+        if strategy is not None and not isinstance(strategy, MainPool):
+            raise NoMatchingPool(
+                f"pool {self.address} has no sub pools to place an actor by {strategy!r}; "
+                "pass the main pool's address"
+            )
         uid = uid or f"{actor_cls.__name__}-{uuid.uuid4().hex[:16]}"
         if uid in self._actors:
             raise ActorAlreadyExist(f"actor {uid!r} already exists in pool {self.address}")
@@ -376,7 +386,7 @@ class ActorPool:
     def _handle_stop(self, conn, kind, msg_id, msg: StopPoolMessage) -> None:
         if kind == FrameKind.REQUEST:
             self._reply(conn, msg_id, None, f"pool {self.address}")
-        self.loop.call_soon(lambda: self.loop.create_task(self.stop()))  # type: ignore[union-attr]
+        self._stop_task = self.loop.create_task(self.stop())  # type: ignore[union-attr]
 
     # -- replies ------------------------------------------------------------
     def _reply(self, conn: Connection, msg_id: int, value: Any, where: Any) -> None:

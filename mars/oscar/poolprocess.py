@@ -96,7 +96,8 @@ async def _serve(pool_kwargs: dict[str, Any], parent_pid: int, ready: Any) -> No
     ready.send(("ok", (pool.address, [s.address for s in pool.sub_pools])))
     ready.close()
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(pool.stop()))
+    stopping: list[asyncio.Task] = []
+    loop.add_signal_handler(signal.SIGTERM, lambda: stopping.append(loop.create_task(pool.stop())))
     watcher = loop.create_task(watch_parent(parent_pid, pool))
     await pool.wait_stopped()
     watcher.cancel()

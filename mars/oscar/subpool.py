@@ -56,7 +56,8 @@ async def _serve(config: SubPoolConfig, ready: Any) -> None:
     ready.send(("ok", pool.address))
     ready.close()
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(pool.stop()))
+    stopping: list[asyncio.Task] = []
+    loop.add_signal_handler(signal.SIGTERM, lambda: stopping.append(loop.create_task(pool.stop())))
     watcher = loop.create_task(watch_parent(config.main_pid, pool))
     await pool.wait_stopped()
     watcher.cancel()

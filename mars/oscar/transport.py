@@ -97,7 +97,7 @@ class Connection(asyncio.BufferedProtocol):
         self._corked = False
         self._paused = False
         self._drain_waiters: list[asyncio.Future] = []
-        self._loop = asyncio.get_event_loop()
+        self._loop = asyncio.get_running_loop()
 
     # -- connection events -------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:

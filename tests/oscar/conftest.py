@@ -1,0 +1,50 @@
+"""Fixtures shared by the oscar tests: in-process pools and a child-process leak check."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+
+import psutil
+import pytest
+
+import mars.oscar as mo
+
+
+def live_children() -> list[psutil.Process]:
+    """Child processes of this process that are running (zombies and the
+    multiprocessing resource tracker, which lives as long as we do, excluded)."""
+    children = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() == psutil.STATUS_ZOMBIE:
+                continue
+            if "resource_tracker" in " ".join(child.cmdline()):
+                continue
+        except psutil.Error:  # exited while we looked
+            continue
+        children.append(child)
+    return children
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_leaked_processes():
+    """Every sub pool process a test module starts is gone when the module ends."""
+    before = {p.pid for p in live_children()}
+    yield
+    multiprocessing.active_children()  # reap what multiprocessing already knows is done
+    deadline = time.monotonic() + 5
+    while True:
+        leaked = [p for p in live_children() if p.pid not in before]
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not leaked, f"child processes outlived their pools: {leaked}"
+
+
+@pytest.fixture
+async def pool():
+    """An in-process main pool (no sub pool processes), stopped after the test."""
+    pool = await mo.create_actor_pool("127.0.0.1", n_process=0)
+    yield pool
+    await pool.stop()
