@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import traceback
 import uuid
 from typing import Any, Callable
@@ -37,6 +38,7 @@ from .ref import ActorRef
 from .transport import Connection, remove_unix_socket, serve
 
 logger = logging.getLogger(__name__)
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class _Slot:
@@ -425,7 +427,10 @@ class ActorPool:
 
 def _encode_error(exc: BaseException, where: str) -> tuple[bytes, list]:
     """Pickle an error reply; an exception that does not survive pickling is described instead."""
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None and tb.tb_frame.f_code.co_filename.startswith(_HERE):
+        tb = tb.tb_next  # the frames of the pool's own dispatch say nothing to the caller
+    text = "".join(traceback.format_exception(type(exc), exc, tb))
     try:
         header, buffers = serialize(encode(ErrorPayload(exc, where, text)))
         deserialize(header, buffers)
