@@ -124,16 +124,16 @@ class MainActorPool(ActorPool):
 
     def _on_sub_exit(self, sub: SubPool, process: Any) -> None:
         """Runs when the sub pool's process sentinel becomes readable: it exited."""
-        loop = asyncio.get_running_loop()
-        loop.remove_reader(process.sentinel)
-        process.join(0)
-        exitcode: int | None = process.exitcode
+        asyncio.get_running_loop().remove_reader(process.sentinel)
         if self._stopping or sub.process is not process:
             return
         sub.alive = False
-        self._spawn(self._recover(sub, exitcode))
+        self._spawn(self._recover(sub, process))
 
-    async def _recover(self, sub: SubPool, exitcode: int | None) -> None:
+    async def _recover(self, sub: SubPool, process: Any) -> None:
+        # the sentinel can fire a moment before the child is waitable: join, off the loop
+        await asyncio.get_running_loop().run_in_executor(None, process.join, 5)
+        exitcode: int | None = process.exitcode
         logger.warning("sub pool %s (%s, pid %s) exited with code %s", sub.address, sub.label, sub.pid, exitcode)
         sub.actors.clear()
         await _notify(self.on_process_down, sub.address, exitcode)
@@ -174,12 +174,15 @@ class MainActorPool(ActorPool):
         if sub is None:
             return await super().create_actor(actor_cls, args, kwargs, uid, None)
         uid = uid or f"{getattr(actor_cls, '__name__', 'actor')}-{uuid.uuid4().hex[:16]}"
-        sub.actors[uid] = strategy.mark if isinstance(strategy, IdleLabel) else None
+        recorded = uid not in sub.actors  # else the create fails: keep the live actor's record
+        if recorded:  # before the await, so concurrent IdleLabel creates see the mark
+            sub.actors[uid] = strategy.mark if isinstance(strategy, IdleLabel) else None
         try:
             message = CreateActorMessage(actor_cls, args, kwargs, uid, None)
             return await get_context().request(sub.address, message)
         except BaseException:
-            sub.actors.pop(uid, None)
+            if recorded:
+                sub.actors.pop(uid, None)
             raise
 
     def _choose(self, strategy: Any) -> SubPool | None:

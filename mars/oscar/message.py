@@ -40,9 +40,10 @@ def _register(code: int) -> Callable[[type[T]], type[T]]:
         names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
         if len(names) == 1:
             name = names[0]
-            cls._values = lambda m: (getattr(m, name),)  # type: ignore[attr-defined]
+            values: Callable = lambda m: (getattr(m, name),)  # noqa: E731
         else:
-            cls._values = attrgetter(*names) if names else (lambda m: ())  # type: ignore[attr-defined]
+            values = attrgetter(*names) if names else (lambda m: ())
+        cls._values = staticmethod(values)  # type: ignore[attr-defined]
         cls._code = code  # type: ignore[attr-defined]
         _BY_CODE[code] = cls
         return cls

@@ -188,8 +188,8 @@ class ActorPool:
             await slot.actor.__pre_destroy__()
         finally:
             if notify and self.main_address:
-                try:
-                    await get_context().tell(self.main_address, ActorDestroyedNotice(uid))
+                try:  # awaited, so the main pool's records are current when destroy returns
+                    await get_context().request(self.main_address, ActorDestroyedNotice(uid), timeout=10)
                 except Exception:  # the main pool may be stopping
                     logger.debug("cannot notify main pool of %s's destruction", uid, exc_info=True)
 
@@ -230,13 +230,23 @@ class ActorPool:
                 slot.lock.release()
 
     def tell_direct(self, uid: str, method: str, args: tuple, kwargs: dict) -> None:
-        self._resolve(uid, method)  # fail at the caller when the target is missing
-        where = f"{uid}.{method}"
-        self._spawn(_logged(self._tell_direct(uid, method, args, kwargs), where))
+        """Queue the call now, so that it keeps its place before later calls."""
+        slot, (func, _, unlocked) = self._resolve(uid, method)
+        token = waiter = None
+        if not unlocked:  # a tell never runs inside its sender's lock: no chain
+            token = new_token()
+            waiter = slot.lock.acquire_or_wait(token)
+        told = self._run_told(slot, func, args, kwargs, token, waiter)
+        self._spawn(_logged(told, f"actor {uid!r} method {method!r}"))
 
-    async def _tell_direct(self, uid: str, method: str, args: tuple, kwargs: dict) -> None:
-        current_chain.set(())  # a tell never runs inside its sender's lock
-        await self.call_direct(uid, method, args, kwargs)
+    async def _run_told(self, slot, func, args, kwargs, token, waiter) -> None:
+        if waiter is not None:
+            await slot.lock.wait(waiter)
+        try:
+            await _invoke(func, args, kwargs, (), token)
+        finally:
+            if token is not None:
+                slot.lock.release()
 
     # -- frames from other processes ---------------------------------------
     def _new_connection(self) -> Connection:
@@ -381,6 +391,8 @@ class ActorPool:
 
     def _handle_destroyed_notice(self, conn, kind, msg_id, msg: ActorDestroyedNotice) -> None:
         self.actor_destroyed(msg.uid)
+        if kind == FrameKind.REQUEST:
+            self._reply(conn, msg_id, None, f"pool {self.address}")
 
     def actor_destroyed(self, uid: str) -> None:
         """Called on a main pool when a sub pool destroyed an actor it placed."""
@@ -399,23 +411,32 @@ class ActorPool:
             return
         try:
             header, buffers = serialize(value)
-        except SerializationError as e:
-            self._fail(conn, FrameKind.REQUEST, msg_id, SerializationError(f"result of {where}: {e}"), where)
+        except Exception as e:
+            self._fail_result(conn, msg_id, e, where)
             return
         conn.send(FrameKind.RESULT, msg_id, header, buffers)
 
     async def _reply_heavy(self, conn: Connection, msg_id: int, value: Any, where: Any) -> None:
         try:
             header, buffers = await self.loop.run_in_executor(None, serialize, value)  # type: ignore
-        except SerializationError as e:
-            self._fail(conn, FrameKind.REQUEST, msg_id, SerializationError(f"result of {where}: {e}"), where)
+        except Exception as e:
+            self._fail_result(conn, msg_id, e, where)
             return
         if not conn.closed and conn.send(FrameKind.RESULT, msg_id, header, buffers):
             await conn.drain()
 
-    def _fail(self, conn: Connection, kind: int, msg_id: int, exc: BaseException, where: Any) -> None:
+    def _describe(self, where: Any) -> str:
         if isinstance(where, CallMessage):
-            where = f"actor {where.uid!r} method {where.method!r} in pool {self.address}"
+            return f"actor {where.uid!r} method {where.method!r} in pool {self.address}"
+        return str(where)
+
+    def _fail_result(self, conn: Connection, msg_id: int, exc: Exception, where: Any) -> None:
+        where = self._describe(where)
+        error = SerializationError(f"the result of {where} cannot be sent back: {exc}")
+        self._fail(conn, FrameKind.REQUEST, msg_id, error, where)
+
+    def _fail(self, conn: Connection, kind: int, msg_id: int, exc: BaseException, where: Any) -> None:
+        where = self._describe(where)
         if kind != FrameKind.REQUEST:
             logger.error("%s failed", where, exc_info=exc)
             return

@@ -37,6 +37,8 @@ def serialize(obj: Any) -> tuple[bytes, list[memoryview]]:
     except _PICKLE_FAILURES as plain_error:
         buffers = []
         header = _cloudpickle_dumps(obj, buffers, plain_error)
+    except Exception as e:  # an object's own __reduce__ or __getstate__ failed
+        raise SerializationError(f"cannot serialize object of type {type(obj).__qualname__}: {e!r}") from e
     try:
         return header, [b.raw() for b in buffers]
     except BufferError as e:  # pragma: no cover - pickle only emits contiguous buffers

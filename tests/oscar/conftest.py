@@ -5,26 +5,10 @@ from __future__ import annotations
 import multiprocessing
 import time
 
-import psutil
 import pytest
 
 import mars.oscar as mo
-
-
-def live_children() -> list[psutil.Process]:
-    """Child processes of this process that are running (zombies and the
-    multiprocessing resource tracker, which lives as long as we do, excluded)."""
-    children = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if child.status() == psutil.STATUS_ZOMBIE:
-                continue
-            if "resource_tracker" in " ".join(child.cmdline()):
-                continue
-        except psutil.Error:  # exited while we looked
-            continue
-        children.append(child)
-    return children
+from oscar_actors import live_children
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -13,7 +13,34 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import psutil
+
 import mars.oscar as mo
+
+# -- processes -----------------------------------------------------------------
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def live_children() -> list[psutil.Process]:
+    """Running child processes of this process, leaving out the multiprocessing
+    resource tracker, which lives as long as this process does."""
+    children = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if not running(child.pid) or "resource_tracker" in " ".join(child.cmdline()):
+                continue
+        except psutil.Error:  # exited while we looked
+            continue
+        children.append(child)
+    return children
+
 
 # -- waiting -------------------------------------------------------------------
 
@@ -119,6 +146,9 @@ class Gate(mo.Actor):
 
     @mo.no_lock
     def get_items(self) -> list[Any]:
+        return list(self.items)
+
+    def locked_items(self) -> list[Any]:
         return list(self.items)
 
 
@@ -272,6 +302,9 @@ class Failer(mo.Actor):
         raise LockHoldingError("holding a lock")
 
     async def return_lock(self) -> threading.Lock:
+        return threading.Lock()
+
+    async def return_lock_after(self, argument: Any) -> threading.Lock:
         return threading.Lock()
 
     async def return_bad_reduce(self) -> BadReduce:
