@@ -10,12 +10,13 @@ when a payload cannot be unpickled.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from enum import IntEnum
 from operator import attrgetter
 from typing import Any, Callable, TypeVar
 
 
-class FrameKind(IntEnum):
+class FrameKind:
+    """Kinds of frame; plain ints, as they are compared on every message."""
+
     REQUEST = 1  # expects a RESULT or ERROR with the same id
     TELL = 2  # fire and forget
     RESULT = 3

@@ -321,7 +321,7 @@ class ActorPool:
         finally:
             if token is not None:
                 slot.lock.release()
-        if inspect.isawaitable(result):  # a plain method that returned a coroutine
+        if result is not None and inspect.isawaitable(result):  # a plain method returned a coroutine
             result = _await_result(result)
             self._spawn(self._run_call(conn, kind, msg_id, slot, result, msg, None, None, where))
         elif kind == FrameKind.REQUEST:

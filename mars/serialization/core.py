@@ -12,6 +12,7 @@ HEAVY_HEADER_BYTES = 1 << 20
 # Containers with more items than this are pickled in a worker thread.
 HEAVY_CONTAINER_ITEMS = 20_000
 
+_SCALARS = frozenset([bool, int, float, complex, str, bytes])
 _PICKLE_FAILURES = (pickle.PicklingError, AttributeError, TypeError)
 
 
@@ -71,6 +72,8 @@ def looks_heavy(obj: Any, depth: int = 3) -> bool:
     Out-of-band buffers cost nothing to pickle, so only large Python-level
     containers and object-dtype arrays count as heavy.
     """
+    if obj is None or type(obj) in _SCALARS:
+        return False
     if isinstance(obj, (list, tuple, dict, set, frozenset)):
         if len(obj) > HEAVY_CONTAINER_ITEMS:
             return True
