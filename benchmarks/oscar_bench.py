@@ -172,6 +172,28 @@ def raw_copy(family: int, nbytes: int, rounds: int = 3) -> float:
     return nbytes / best / 2**30
 
 
+def _echo(sock: socket.socket) -> None:
+    while data := sock.recv(256):
+        sock.sendall(data)
+
+
+def raw_ping_pong(n: int) -> float:
+    """Median round trip of 40 bytes between two processes, blocking Unix socket: the floor."""
+    here, there = socket.socketpair()
+    child = multiprocessing.get_context("spawn").Process(target=_echo, args=(there,))
+    child.start()
+    there.close()
+    samples = []
+    for _ in range(n):
+        start = time.perf_counter_ns()
+        here.sendall(b"x" * 40)
+        here.recv(256)
+        samples.append(time.perf_counter_ns() - start)
+    here.close()
+    child.join(10)
+    return statistics.median(samples[n // 10 :]) / 1e3
+
+
 # -- report -----------------------------------------------------------------------------
 
 def _lat(value: Any) -> str:
@@ -190,6 +212,7 @@ def report(mars: Figures, xoscar: Figures | None, raw: dict[str, float], args: a
     xg = f"{x['GiB/s']:.2f}" if x else "n/a"
     print(f"{f'{args.mib} MiB array into a sub pool, GiB/s':44} {mars['GiB/s']:>22.2f} {xg:>22}")
     print(f"{'raw socket copy, same bytes, GiB/s':44} tcp {raw['tcp']:.2f}, unix {raw['unix']:.2f}")
+    print(f"{'raw blocking ping-pong (the floor), us':44} {raw['ping-pong']:.1f}")
     checks = [
         ("cross-process round trip median < 100 us", mars["unix"][0] < 100),
         ("> 20,000 calls/s with 100 callers", mars["calls/s"] > 20_000),
@@ -213,7 +236,11 @@ def main() -> None:
     args.calls, args.per_caller, args.mib = (500, 20, 64) if args.quick else (5000, 100, 256)
     mars = mo.run(bench_mars(args))
     xoscar = bench_xoscar(args)
-    raw = {"tcp": raw_copy(socket.AF_INET, args.mib * 2**20), "unix": raw_copy(socket.AF_UNIX, args.mib * 2**20)}
+    raw = {
+        "tcp": raw_copy(socket.AF_INET, args.mib * 2**20),
+        "unix": raw_copy(socket.AF_UNIX, args.mib * 2**20),
+        "ping-pong": raw_ping_pong(args.calls),
+    }
     ok = report(mars, xoscar, raw, args)
     if args.json:
         with open(args.json, "w") as f:
