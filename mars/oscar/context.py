@@ -195,7 +195,3 @@ def close_connections() -> None:
     """Close this loop's connections to other pools (they reopen on the next call)."""
     with contextlib.suppress(RuntimeError):
         get_context().close()
-
-
-def call_chain() -> tuple:
-    return current_chain.get()

@@ -307,10 +307,7 @@ class ActorPool:
         if waiter is None and not is_async:
             self._call_inline(conn, kind, msg_id, slot, func, msg, token, where)
             return
-        run = self._run_call(conn, kind, msg_id, slot, func, msg, token, waiter, where)
-        task = self._spawn(run)
-        if kind == FrameKind.REQUEST:
-            conn.running[msg_id] = task
+        self._run_in_task(conn, kind, msg_id, self._locked_call(slot, func, msg, token, waiter), where)
 
     def _call_inline(self, conn, kind, msg_id, slot, func, msg, token, where) -> None:
         try:
@@ -322,29 +319,19 @@ class ActorPool:
             if token is not None:
                 slot.lock.release()
         if result is not None and inspect.isawaitable(result):  # a plain method returned a coroutine
-            result = _await_result(result)
-            self._spawn(self._run_call(conn, kind, msg_id, slot, result, msg, None, None, where))
+            self._run_in_task(conn, kind, msg_id, _awaited(result), where)
         elif kind == FrameKind.REQUEST:
             self._reply(conn, msg_id, result, where)
 
-    async def _run_call(self, conn, kind, msg_id, slot, func, msg, token, waiter, where) -> None:
+    @staticmethod
+    async def _locked_call(slot: _Slot, func: Callable, msg: CallMessage, token, waiter) -> Any:
+        if waiter is not None:
+            await slot.lock.wait(waiter)
         try:
-            if waiter is not None:
-                await slot.lock.wait(waiter)
-            try:
-                result = await _invoke(func, msg.args, msg.kwargs, msg.chain, token)
-            finally:
-                if token is not None:
-                    slot.lock.release()
-        except asyncio.CancelledError:
-            return  # the caller cancelled: it no longer waits for a reply
-        except Exception as e:
-            self._fail(conn, kind, msg_id, e, where)
-        else:
-            if kind == FrameKind.REQUEST:
-                self._reply(conn, msg_id, result, where)
+            return await _invoke(func, msg.args, msg.kwargs, msg.chain, token)
         finally:
-            conn.running.pop(msg_id, None)
+            if token is not None:
+                slot.lock.release()
 
     def _handle_batch(self, conn: Connection, kind: int, msg_id: int, msg: BatchCallMessage) -> None:
         where = f"actor {msg.uid!r} method {msg.method!r} (batch) in pool {self.address}"
@@ -356,15 +343,16 @@ class ActorPool:
             finally:
                 current_chain.reset(reset)
 
-        self._run_control(conn, kind, msg_id, run(), where)
+        self._run_in_task(conn, kind, msg_id, run(), where)
 
-    # -- control messages ---------------------------------------------------
-    def _run_control(self, conn, kind, msg_id, coro, where: str) -> None:
+    def _run_in_task(self, conn: Connection, kind: int, msg_id: int, coro: Any, where: Any) -> None:
+        """Run ``coro`` in a task the caller can cancel, and reply with its outcome."""
+
         async def run() -> None:
             try:
                 result = await coro
             except asyncio.CancelledError:
-                return
+                return  # the caller cancelled: it no longer waits for a reply
             except Exception as e:
                 self._fail(conn, kind, msg_id, e, where)
             else:
@@ -377,13 +365,14 @@ class ActorPool:
         if kind == FrameKind.REQUEST:
             conn.running[msg_id] = task
 
+    # -- control messages ---------------------------------------------------
     def _handle_create(self, conn, kind, msg_id, msg: CreateActorMessage) -> None:
         coro = self.create_actor(msg.actor_cls, msg.args, msg.kwargs, msg.uid, msg.strategy)
-        self._run_control(conn, kind, msg_id, coro, f"creating actor {msg.uid!r} in pool {self.address}")
+        self._run_in_task(conn, kind, msg_id, coro, f"creating actor {msg.uid!r} in pool {self.address}")
 
     def _handle_destroy(self, conn, kind, msg_id, msg: DestroyActorMessage) -> None:
         coro = self.destroy_actor(msg.uid)
-        self._run_control(conn, kind, msg_id, coro, f"destroying actor {msg.uid!r} in pool {self.address}")
+        self._run_in_task(conn, kind, msg_id, coro, f"destroying actor {msg.uid!r} in pool {self.address}")
 
     def _handle_has(self, conn, kind, msg_id, msg: HasActorMessage) -> None:
         if kind == FrameKind.REQUEST:
@@ -481,11 +470,8 @@ async def _invoke_batch(func: Callable, calls: list, chain: tuple, token: int | 
     return [await _invoke(func, args, kwargs, chain, token) for args, kwargs in calls]
 
 
-def _await_result(awaitable: Any) -> Callable:
-    async def result() -> Any:
-        return await awaitable
-
-    return lambda *args, **kwargs: result()
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 async def _logged(coro, where: str) -> None:

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ServerClosed
-from .message import FrameKind
 
 _PREFIX = struct.Struct("<BQIH")
 _LEN = struct.Struct("<Q")

@@ -6,9 +6,10 @@ import multiprocessing
 import time
 
 import pytest
+import pytest_asyncio
 
 import mars.oscar as mo
-from oscar_actors import live_children
+from oscar_actors import WHERE, live_children
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -24,6 +25,20 @@ def no_leaked_processes():
             break
         time.sleep(0.05)
     assert not leaked, f"child processes outlived their pools: {leaked}"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def two_sub_pools():
+    """A main pool with two sub pool processes, shared by a test module."""
+    pool = await mo.create_actor_pool("127.0.0.1", n_process=2)
+    yield pool
+    await pool.stop()
+
+
+@pytest.fixture(params=WHERE)
+def where(request) -> str:
+    """Where the actor under test lives: see oscar_actors.WHERE."""
+    return request.param
 
 
 @pytest.fixture

@@ -11,26 +11,18 @@ import asyncio
 import time
 
 import pytest
-import pytest_asyncio
 
 import mars.oscar as mo
-from oscar_actors import WHERE, Gate, Node, Sleeper, Store, eventually, spawn
+from oscar_actors import Gate, Node, Sleeper, Store, eventually, spawn
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 DEADLOCK_TIMEOUT = 5.0
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def pool():
-    pool = await mo.create_actor_pool("127.0.0.1", n_process=2)
-    yield pool
-    await pool.stop()
-
-
-@pytest.fixture(params=WHERE)
-def where(request) -> str:
-    return request.param
+@pytest.fixture
+def pool(two_sub_pools):
+    return two_sub_pools
 
 
 # -- tell ------------------------------------------------------------------------

@@ -12,11 +12,10 @@ import threading
 import traceback
 
 import pytest
-import pytest_asyncio
 
 import mars.oscar as mo
 from mars.serialization import SerializationError
-from oscar_actors import WHERE, AppError, BadReduce, Failer, LoadsBadly, Node, TwoArgError, spawn
+from oscar_actors import AppError, BadReduce, Failer, LoadsBadly, Node, TwoArgError, spawn
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -24,16 +23,9 @@ REMOTE = ["tcp", "subpool"]
 NO_HANG = 5.0  # seconds; every error below arrives well within this
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def pool():
-    pool = await mo.create_actor_pool("127.0.0.1", n_process=2)
-    yield pool
-    await pool.stop()
-
-
-@pytest.fixture(params=WHERE)
-def where(request) -> str:
-    return request.param
+@pytest.fixture
+def pool(two_sub_pools):
+    return two_sub_pools
 
 
 @pytest.fixture(params=REMOTE)
