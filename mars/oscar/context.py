@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..serialization import SerializationError, deserialize, deserialize_async, looks_heavy, serialize
 from ..serialization.core import HEAVY_HEADER_BYTES
-from .actor import current_chain
 from .errors import RemoteError
 from .message import ErrorPayload, FrameKind, decode, encode
 from .transport import Connection, open_connection

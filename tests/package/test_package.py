@@ -66,3 +66,15 @@ def test_mypy_passes_on_oscar_and_serialization() -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_unused_imports_or_undefined_names() -> None:
+    tree = ROOT.parent
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--select", "F,E9", "--quiet",
+         str(tree / "mars"), str(tree / "tests"), str(tree / "benchmarks")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
