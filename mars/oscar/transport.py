@@ -2,7 +2,8 @@
 
 A frame is a fixed prefix (kind, message id, header length, buffer count),
 the buffer lengths, the pickled header, then the out-of-band buffers. Small
-frames sent during one loop iteration are coalesced into one write. A large
+frames leave at once when they are alone; replies to frames parsed together,
+and requests sent while others are in flight, share one write. A large
 frame is received straight into freshly allocated buffers of the right size
 (``get_buffer`` of a :class:`asyncio.BufferedProtocol`), so a numpy array
 crosses the socket with no copy beyond the kernel's.
@@ -22,7 +23,6 @@ from typing import Any
 from .errors import ServerClosed
 
 _PREFIX = struct.Struct("<BQIH")
-_LEN = struct.Struct("<Q")
 _RECV_BUFFER = 256 * 1024
 # Frames up to this size are copied into one bytes object and coalesced.
 _SMALL_FRAME = 64 * 1024
@@ -105,11 +105,11 @@ class Connection(asyncio.BufferedProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        error = ServerClosed(f"connection to {self.address or 'peer'} closed" + (f": {exc}" if exc else ""))
+        reason = f"connection to {self.address or 'peer'} closed" + (f": {exc}" if exc else "")
         pending, self.pending = self.pending, {}
         for fut in pending.values():
             if not fut.done():
-                fut.set_exception(error)
+                fut.set_exception(ServerClosed(reason))
         for task in list(self.running.values()):
             task.cancel()
         self._wake_drainers()
