@@ -232,10 +232,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller counts, for a smoke run")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--no-peers", action="store_true", help="skip xoscar even when it is installed")
     args = parser.parse_args()
     args.calls, args.per_caller, args.mib = (500, 20, 64) if args.quick else (5000, 100, 256)
     mars = mo.run(bench_mars(args))
-    xoscar = bench_xoscar(args)
+    xoscar = None if args.no_peers else bench_xoscar(args)
     raw = {
         "tcp": raw_copy(socket.AF_INET, args.mib * 2**20),
         "unix": raw_copy(socket.AF_UNIX, args.mib * 2**20),

@@ -1,0 +1,26 @@
+"""The benchmark scripts still run (their figures are checked by people, not here)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+BENCHMARKS = pathlib.Path(__file__).parents[2] / "benchmarks"
+
+
+def test_oscar_bench_quick_run_reports_every_figure(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "figures.json"
+    subprocess.run(
+        [sys.executable, str(BENCHMARKS / "oscar_bench.py"), "--quick", "--no-peers", "--json", str(out)],
+        check=True, capture_output=True, timeout=300,
+    )
+    figures = json.loads(out.read_text())
+    mars = figures["mars"]
+    for key in ("in-process", "unix", "tcp"):
+        median, p99 = mars[key]
+        assert 0 < median <= p99
+    assert mars["calls/s"] > 0 and mars["GiB/s"] > 0
+    assert figures["raw"]["unix"] > 0 and figures["raw"]["ping-pong"] > 0
+    assert figures["xoscar"] is None
