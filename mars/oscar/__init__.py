@@ -18,11 +18,13 @@ from .allocate import (
     RandomLabel,
     RandomSubPool,
 )
+from .auth import get_token, set_token
 from .api import actor_ref, create_actor, create_actor_pool, destroy_actor, has_actor
 from .context import close_connections
 from .errors import (
     ActorAlreadyExist,
     ActorNotExist,
+    AuthenticationError,
     NoMatchingPool,
     OscarError,
     PoolStartError,
@@ -42,6 +44,7 @@ __all__ = [
     "ActorPool",
     "ActorRef",
     "AllocateStrategy",
+    "AuthenticationError",
     "IdleLabel",
     "LeastLoaded",
     "MainActorPool",
@@ -61,8 +64,10 @@ __all__ = [
     "create_actor_pool",
     "destroy_actor",
     "extensible",
+    "get_token",
     "has_actor",
     "new_event_loop",
     "no_lock",
     "run",
+    "set_token",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 from .allocate import AllocateStrategy
 from .context import get_context, local_pool
 from .errors import ActorNotExist
+from .auth import set_token
 from .loop import resolve_uvloop
 from .mainpool import MainActorPool, ProcessCallback
 from .poolprocess import PoolProcess, start_pool_process
@@ -25,6 +26,7 @@ async def create_actor_pool(
     on_process_recover: ProcessCallback | None = None,
     start_method: str = "spawn",
     own_process: bool = False,
+    token: str | None = None,
 ) -> MainActorPool | PoolProcess:
     """Start a main pool in this process and ``n_process`` sub pool processes.
 
@@ -46,6 +48,9 @@ async def create_actor_pool(
     own_process
         Run the main pool in a process of its own too; returns a
         :class:`PoolProcess` handle (``address``, ``sub_addresses``, ``stop()``).
+    token
+        Refuse connections that do not show this token (see
+        :mod:`mars.oscar.auth`); this process and the sub pools use it too.
 
     Examples
     --------
@@ -68,8 +73,11 @@ async def create_actor_pool(
         on_process_down=on_process_down,
         on_process_recover=on_process_recover,
         start_method=start_method,
+        token=token,
     )
     if own_process:
+        if token is not None:
+            set_token(token)  # to talk to the pool we start
         return await start_pool_process(kwargs)
     return await MainActorPool(**kwargs).start()
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..serialization import SerializationError, deserialize, deserialize_async, looks_heavy, serialize
 from ..serialization.core import HEAVY_HEADER_BYTES
+from .auth import get_token
 from .errors import RemoteError
 from .message import ErrorPayload, FrameKind, decode, encode
 from .transport import Connection, open_connection
@@ -76,6 +77,9 @@ class CallerContext:
         self._connecting[address] = fut
         try:
             conn = await open_connection(address, self._new_connection)
+            token = get_token()
+            if token is not None:
+                conn.send(FrameKind.AUTH, 0, token.encode())
         except BaseException as e:
             fut.set_exception(e)
             fut.exception()  # retrieved: no warning when nobody else waited

@@ -31,5 +31,9 @@ class RemoteError(OscarError):
     """
 
 
+class AuthenticationError(OscarError, PermissionError):
+    """A pool refused a connection that did not show the pool's token."""
+
+
 class PoolStartError(OscarError):
     """A sub pool process failed to start or to report that it was ready."""

@@ -65,9 +65,10 @@ class MainActorPool(ActorPool):
         on_process_recover: ProcessCallback | None = None,
         start_method: str = "spawn",
         start_timeout: float = 60.0,
+        token: str | None = None,
     ) -> None:
         main_label, sub_labels = _split_labels(n_process, labels)
-        super().__init__(address, label=main_label)
+        super().__init__(address, label=main_label, token=token)
         if envs is not None and len(envs) != n_process:
             raise ValueError(f"envs must give one dict per sub pool ({n_process}), got {len(envs)}")
         self.auto_recover = auto_recover
@@ -87,7 +88,9 @@ class MainActorPool(ActorPool):
         host_port0 = f"[{host}]:0" if ":" in host else f"{host}:0"
         level = logging.getLogger("mars").getEffectiveLevel()
         for i, (label, env) in enumerate(zip(self._sub_labels, self._sub_envs), 1):
-            config = SubPoolConfig(i, label, host_port0, self.address, os.getpid(), dict(env), self._use_uvloop, level)
+            config = SubPoolConfig(
+                i, label, host_port0, self.address, os.getpid(), dict(env), self._use_uvloop, level, self.token
+            )
             self.sub_pools.append(SubPool(config))
         try:
             await asyncio.gather(*(self._start_sub(sub) for sub in self.sub_pools))

@@ -22,6 +22,7 @@ class FrameKind:
     RESULT = 3
     ERROR = 4
     CANCEL = 5  # cancel the request with this id
+    AUTH = 6  # the connection's token, raw bytes; the first frame a caller sends
 
 
 _BY_CODE: dict[int, type] = {}

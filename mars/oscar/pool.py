@@ -20,7 +20,8 @@ from ..serialization.core import HEAVY_HEADER_BYTES
 from .actor import Actor, ActorLock, current_chain, new_token
 from .context import get_context, register_pool, unregister_pool
 from .allocate import MainPool
-from .errors import ActorAlreadyExist, ActorNotExist, NoMatchingPool, RemoteError
+from .auth import set_token, token_matches
+from .errors import ActorAlreadyExist, ActorNotExist, AuthenticationError, NoMatchingPool, RemoteError
 from .message import (
     ActorDestroyedNotice,
     BatchCallMessage,
@@ -70,8 +71,11 @@ class _Slot:
 class ActorPool:
     """The actors living in one process, and the servers that reach them."""
 
-    def __init__(self, address: str, label: str = "main", main_address: str | None = None) -> None:
+    def __init__(
+        self, address: str, label: str = "main", main_address: str | None = None, token: str | None = None
+    ) -> None:
         self.address = address
+        self.token = token
         self.label = label
         self.main_address = main_address
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -95,6 +99,8 @@ class ActorPool:
     async def start(self) -> ActorPool:
         self.loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
+        if self.token is not None:
+            set_token(self.token)  # this process's own calls to its peers show it too
         self.address, self._servers = await serve(self.address, self._new_connection)
         register_pool(self)
         return self
@@ -251,15 +257,19 @@ class ActorPool:
     # -- frames from other processes ---------------------------------------
     def _new_connection(self) -> Connection:
         conn = Connection(self._on_frame, self._conns.discard)
+        conn.authenticated = self.token is None
         self._conns.add(conn)
         return conn
 
     def _on_frame(self, conn: Connection, kind: int, msg_id: int, header: Any, buffers: list) -> None:
-        if kind == FrameKind.CANCEL:
-            task = conn.running.pop(msg_id, None)
+        if not conn.authenticated:
+            self._authenticate(conn, kind, msg_id, header)
+            return
+        if kind >= FrameKind.CANCEL:
+            task = conn.running.pop(msg_id, None) if kind == FrameKind.CANCEL else None
             if task is not None:
                 task.cancel()
-            return
+            return  # an AUTH frame to a pool that needs no token is ignored
         if len(header) > HEAVY_HEADER_BYTES:
             task = self._spawn(self._decode_heavy(conn, kind, msg_id, header, buffers))
             if kind == FrameKind.REQUEST:
@@ -275,6 +285,23 @@ class ActorPool:
             self._dispatch(conn, kind, msg_id, message)
         else:
             handler(conn, kind, msg_id, message)
+
+    def _authenticate(self, conn: Connection, kind: int, msg_id: int, header: Any) -> None:
+        """Nothing from the connection is unpickled until it has shown the token."""
+        assert self.token is not None
+        if kind == FrameKind.AUTH and token_matches(self.token, header):
+            conn.authenticated = True
+            return
+        if kind == FrameKind.AUTH or conn.transport is None or conn.transport.is_closing():
+            return  # a wrong token is answered at the first request
+        logger.warning("pool %s refused a connection that did not show its token", self.address)
+        if kind == FrameKind.REQUEST:
+            error = AuthenticationError(
+                f"pool {self.address} requires a token: set MARS_TOKEN or call mars.oscar.set_token() "
+                "with the cluster's token before connecting"
+            )
+            self._fail(conn, kind, msg_id, error, f"pool {self.address}")
+        conn.close()
 
     async def _decode_heavy(self, conn, kind, msg_id, header, buffers) -> None:
         try:

@@ -30,6 +30,7 @@ class SubPoolConfig:
     env: dict[str, str] = field(default_factory=dict)
     use_uvloop: bool = False
     log_level: int = logging.WARNING
+    token: str | None = None
 
 
 def run_sub_pool(config: SubPoolConfig, ready: Any) -> None:
@@ -46,7 +47,7 @@ def run_sub_pool(config: SubPoolConfig, ready: Any) -> None:
 
 
 async def _serve(config: SubPoolConfig, ready: Any) -> None:
-    pool = ActorPool(config.address, label=config.label, main_address=config.main_address)
+    pool = ActorPool(config.address, label=config.label, main_address=config.main_address, token=config.token)
     try:
         await pool.start()
     except BaseException as e:

@@ -86,6 +86,7 @@ class Connection(asyncio.BufferedProtocol):
         self.address = ""
         self.transport: asyncio.Transport | None = None
         self.closed = False
+        self.authenticated = True  # a pool with a token clears this on its connections
         self.pending: dict[int, asyncio.Future] = {}  # client side: msg_id -> reply future
         self.running: dict[int, asyncio.Task] = {}  # server side: msg_id -> running call
         self._next_id = 0

@@ -31,11 +31,11 @@ def test_oscar_public_api_is_pinned() -> None:
     assert sorted(mars.oscar.__all__) == sorted(
         [
             "Actor", "ActorAlreadyExist", "ActorNotExist", "ActorPool", "ActorRef",
-            "AllocateStrategy", "IdleLabel", "LeastLoaded", "MainActorPool", "MainPool",
+            "AllocateStrategy", "AuthenticationError", "IdleLabel", "LeastLoaded", "MainActorPool", "MainPool",
             "NoMatchingPool", "OscarError", "PoolProcess", "PoolStartError", "ProcessIndex", "RandomLabel",
             "RandomSubPool", "RemoteError", "ServerClosed", "actor_ref", "close_connections",
             "create_actor", "create_actor_pool", "destroy_actor", "extensible", "has_actor",
-            "new_event_loop", "no_lock", "run",
+            "get_token", "new_event_loop", "no_lock", "run", "set_token",
         ]
     )
     for name in mars.oscar.__all__:
