@@ -356,13 +356,23 @@ async def open_connection(
     return conn
 
 
+_UNIX_BACKLOG_WAIT = 5.0
+
+
 async def _try_unix(loop: asyncio.AbstractEventLoop, address: str, factory) -> Connection | None:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.setblocking(False)
+    path = unix_path(address)
     try:
-        sock.connect(unix_path(address))
+        try:
+            sock.connect(path)
+        except BlockingIOError:
+            # The listener's backlog is full: wait for room in a thread, never on the loop.
+            sock.settimeout(_UNIX_BACKLOG_WAIT)
+            await loop.run_in_executor(None, sock.connect, path)
+            sock.setblocking(False)
     except OSError:
         sock.close()
         return None
-    sock.setblocking(False)
     _, conn = await loop.create_unix_connection(factory, sock=sock)
     return conn
