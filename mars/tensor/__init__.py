@@ -1,1 +1,46 @@
-"""mars.tensor: the lazy, chunked NumPy API."""
+"""mars.tensor: the lazy, chunked NumPy API.
+
+>>> import mars.tensor as mt
+>>> a = mt.ones((4, 4), chunk_size=2)
+>>> (a * 2).sum().execute().fetch()
+np.float64(32.0)
+"""
+
+# ruff: noqa: F401 - this module re-exports the public API
+from __future__ import annotations
+
+from numpy import (  # noqa: F401 - numpy's dtypes and constants, as numpy users type them
+    bool_, complex64, complex128, dtype, e, float16, float32, float64, inf, int8, int16, int32, int64, nan,
+    newaxis, pi, uint8, uint16, uint32, uint64,
+)
+
+from . import methods as _methods
+from .arithmetic.core import astype, where_ as where
+from .base.transpose import transpose
+from .core import Tensor
+from .datasource.array import array, asarray, tensor
+from .datasource.core import (
+    empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like,
+)
+from .rechunk import rechunk
+from .reduction.basic import all, any, max, mean, min, prod, sum
+
+# filled in by the operator families below as they land
+from .arithmetic.ufuncs import *  # noqa: F401,F403,E402
+from .arithmetic.funcs import *  # noqa: F401,F403,E402
+from .reduction.stats import *  # noqa: F401,F403,E402
+from .reduction.cumulative import *  # noqa: F401,F403,E402
+from .datasource.creation import *  # noqa: F401,F403,E402
+from .linalg.products import *  # noqa: F401,F403,E402
+from .base.shape import *  # noqa: F401,F403,E402
+from .base.join import *  # noqa: F401,F403,E402
+from .indexing.getitem import *  # noqa: F401,F403,E402
+from .indexing.setitem import *  # noqa: F401,F403,E402
+from . import linalg, random  # noqa: F401,E402
+from .interop import install as _install_interop  # noqa: E402
+
+amax, amin = max, min
+bool = bool_  # noqa: A001 - numpy's spelling for users of mt.bool
+
+_methods.install(__import__(__name__, fromlist=["*"]))
+_install_interop(__import__(__name__, fromlist=["*"]))

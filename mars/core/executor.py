@@ -1,0 +1,202 @@
+"""The chunk-graph executor: runs subtasks on a thread pool, freeing as it goes.
+
+numpy releases the GIL in its kernels, so threads give real parallelism. The
+calling thread works too, and helper threads are kept between runs, so a tiny
+graph runs without any thread handoff. Workers do their own bookkeeping under
+one lock: pick the ready subtask that comes first in depth-first order, run
+it, store its outputs, and drop every input that no pending subtask needs
+(unless the caller asked to keep it).
+
+The same executor runs a worker's share of a graph in the distributed
+runtime: it only sees :class:`~mars.core.graph.Subtask` objects and a store.
+"""
+
+from __future__ import annotations
+
+import heapq
+import queue
+import threading
+from typing import Any, Callable, MutableMapping, Sequence
+
+from .graph import Subtask
+
+
+class ExecutionCancelled(Exception):
+    """The run was cancelled before it finished."""
+
+
+class _Helpers:
+    """Daemon threads lent to runs; a run returns them when it ends."""
+
+    def __init__(self) -> None:
+        self._idle: list[queue.SimpleQueue] = []
+        self._lock = threading.Lock()
+
+    def lend(self, run: _Run, n: int) -> None:
+        for _ in range(n):
+            with self._lock:
+                inbox = self._idle.pop() if self._idle else None
+            if inbox is None:
+                inbox = queue.SimpleQueue()
+                threading.Thread(target=self._serve, args=(inbox,), daemon=True, name="mars-chunk").start()
+            inbox.put(run)
+
+    def _serve(self, inbox: queue.SimpleQueue) -> None:
+        while True:
+            run = inbox.get()
+            try:
+                run.work()
+            finally:
+                with self._lock:
+                    self._idle.append(inbox)
+
+
+_HELPERS = _Helpers()
+
+
+class _Run:
+    def __init__(
+        self,
+        subtasks: Sequence[Subtask],
+        store: MutableMapping[str, Any],
+        keep: set[str],
+        on_done: Callable[[int, int], None] | None,
+        cancel_event: threading.Event | None = None,
+    ):
+        self.cancel_event = cancel_event
+        self.subtasks = list(subtasks)
+        self.store = store
+        self.keep = keep
+        self.on_done = on_done
+        self.cond = threading.Condition()
+        self.error: BaseException | None = None
+        self.cancelled = False
+        self.shapes: dict[str, tuple] = {}
+        self.finished = 0
+        self.active_workers = 0
+        self._index(store)
+
+    def _index(self, store: MutableMapping[str, Any]) -> None:
+        producer = {k for st in self.subtasks for k in st.output_keys}
+        self.refs: dict[str, int] = {}
+        self.waiting: list[int] = []
+        self.consumers: dict[str, list[int]] = {}
+        for i, st in enumerate(self.subtasks):
+            missing = 0
+            for k in set(st.input_keys):
+                self.refs[k] = self.refs.get(k, 0) + 1
+                if k in producer:
+                    self.consumers.setdefault(k, []).append(i)
+                    missing += 1
+                elif k not in store:
+                    raise KeyError(f"chunk {k} is neither computed nor produced by this graph")
+            self.waiting.append(missing)
+        # only data made by this run is freed; data the caller had stays
+        self.owned = producer - self.keep
+        self.ready = [i for i, n in enumerate(self.waiting) if n == 0]
+        heapq.heapify(self.ready)
+
+    def work(self) -> None:
+        cond = self.cond
+        with cond:
+            self.active_workers += 1
+            try:
+                self._loop(cond)
+            finally:
+                self.active_workers -= 1
+                cond.notify_all()
+
+    def _loop(self, cond: threading.Condition) -> None:
+        total = len(self.subtasks)
+        while self.error is None and not self.cancelled and self.finished < total:
+            if self.cancel_event is not None and self.cancel_event.is_set():
+                self.cancelled = True
+                break
+            if not self.ready:
+                cond.wait()
+                continue
+            i = heapq.heappop(self.ready)
+            st = self.subtasks[i]
+            args = [self.store[k] for k in st.input_keys]
+            cond.release()
+            try:
+                result = st.op.execute(*args)
+            except BaseException as e:  # noqa: BLE001 - handed to the caller as is
+                cond.acquire()
+                if self.error is None:
+                    self.error = e
+                cond.notify_all()
+                return
+            del args
+            cond.acquire()
+            self._complete(i, st, result)
+            if self.on_done is not None:
+                self.on_done(self.finished, total)
+            cond.notify_all() if len(self.ready) > 1 or self.finished == total else cond.notify()
+
+    def _complete(self, i: int, st: Subtask, result: Any) -> None:
+        outs = st.output_keys
+        values = (result,) if len(outs) == 1 else result
+        for k, v in zip(outs, values):
+            self.store[k] = v
+            shape = getattr(v, "shape", None)
+            if shape is not None:
+                self.shapes[k] = shape
+            for c in self.consumers.get(k, ()):
+                self.waiting[c] -= 1
+                if self.waiting[c] == 0:
+                    heapq.heappush(self.ready, c)
+        for k in set(st.input_keys):
+            self.refs[k] -= 1
+            if self.refs[k] == 0 and k in self.owned:
+                self.store.pop(k, None)
+        for k in outs:
+            if k not in self.refs and k in self.owned:
+                self.store.pop(k, None)  # nobody reads it and nobody asked for it
+        self.finished += 1
+
+    def wait(self) -> None:
+        with self.cond:
+            while self.active_workers or (self.error is None and not self.cancelled and self.finished < len(self.subtasks)):
+                self.cond.wait()
+
+
+def execute_subtasks(
+    subtasks: Sequence[Subtask],
+    store: MutableMapping[str, Any],
+    keep: set[str],
+    n_threads: int = 1,
+    on_done: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+    work_in_caller: bool = True,
+) -> dict[str, tuple]:
+    """Run ``subtasks`` reading and writing ``store``; returns the outputs' shapes by key.
+
+    Keys in ``keep`` stay in ``store`` afterwards; other outputs are dropped
+    as soon as nothing pending reads them. The first exception raised by a
+    chunk function is raised here, with its traceback; ``cancel`` (an event)
+    stops the run between subtasks with :class:`ExecutionCancelled` (a run
+    waiting on a long subtask notices when that subtask ends).
+    """
+    if not subtasks:
+        return {}
+    run = _Run(subtasks, store, keep, on_done, cancel)
+    helpers = min(n_threads, len(subtasks)) - (1 if work_in_caller else 0)
+    if helpers > 0:
+        _HELPERS.lend(run, helpers)
+    if work_in_caller:
+        run.work()
+    run.wait()
+    if run.error is not None:
+        _drop_owned(run)
+        raise run.error
+    if run.cancelled:
+        _drop_owned(run)
+        raise ExecutionCancelled("execution was cancelled")
+    return run.shapes
+
+
+def _drop_owned(run: _Run) -> None:
+    for k in run.owned:
+        run.store.pop(k, None)
+

@@ -1,0 +1,176 @@
+"""Fusion: an elementwise chain and the reduction that follows it run as one unit.
+
+``fuse(subtasks, keep)`` merges a subtask into its only consumer when both ops
+are ``fusible`` and nothing else (no other consumer, no caller) needs the
+intermediate. The merged group runs as one :class:`FusedOp`.
+
+A fused group whose ops are *blockwise* (rows ``i:j`` of the output depend
+only on rows ``i:j`` of the inputs, as for elementwise ops) is evaluated one
+cache-sized block of rows at a time, so ``((x*2+1)**2).mean()`` never makes a
+full-size temporary: each block of ``x`` goes through the whole chain and is
+reduced while it is still in cache. A trailing op with ``merge_blocks`` (a
+reduction's chunk stage) reduces each block and merges the partials.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from .graph import Subtask
+
+#: elements per block (256 KiB of float64: fits in L2 with a few temporaries)
+BLOCK_ELEMENTS = 32768
+
+
+class FusedOp:
+    """Several chunk ops run as one subtask; intermediates never leave it."""
+
+    fusible = True
+
+    def __init__(self, steps: list[Subtask], input_keys: list[str], output_key: str):
+        self.steps = steps
+        self.input_keys = input_keys
+        self.output_key = output_key
+        self.inputs: list = []
+        self.outputs: list = []
+
+    def __repr__(self) -> str:
+        return "FusedOp(" + " -> ".join(type(s.op).__name__ for s in self.steps) + ")"
+
+    def execute(self, *values: Any) -> Any:
+        env = dict(zip(self.input_keys, values))
+        plan = _block_plan(self.steps)
+        if plan is not None:
+            return _run_blocked(self.steps, env, *plan)
+        for step in self.steps:
+            _run_step(step, env)
+        return env[self.output_key]
+
+
+def _run_step(step: Subtask, env: dict[str, Any]) -> None:
+    result = step.op.execute(*(env[k] for k in step.input_keys))
+    if len(step.output_keys) == 1:
+        env[step.output_keys[0]] = result
+    else:
+        env.update(zip(step.output_keys, result))
+
+
+def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
+    """Merge fusible chains; ``keep`` holds keys that must stay visible (targets)."""
+    consumers: dict[str, list[int]] = {}
+    for i, st in enumerate(subtasks):
+        for k in set(st.input_keys):
+            consumers.setdefault(k, []).append(i)
+    # group[i] = index of the subtask that i is merged into (its root consumer)
+    merged_into: dict[int, int] = {}
+    for i, st in enumerate(subtasks):
+        if len(st.output_keys) != 1 or not getattr(st.op, "fusible", False):
+            continue
+        key = st.output_keys[0]
+        users = consumers.get(key, [])
+        if key in keep or len(users) != 1 or not getattr(subtasks[users[0]].op, "fusible", False):
+            continue
+        merged_into[i] = users[0]
+    if not merged_into:
+        return list(subtasks)
+    return _build_groups(subtasks, merged_into)
+
+
+def _root(i: int, merged_into: dict[int, int]) -> int:
+    while i in merged_into:
+        i = merged_into[i]
+    return i
+
+
+def _build_groups(subtasks: Sequence[Subtask], merged_into: dict[int, int]) -> list[Subtask]:
+    members: dict[int, list[int]] = {}
+    for i in range(len(subtasks)):
+        members.setdefault(_root(i, merged_into), []).append(i)
+    result = []
+    for i, st in enumerate(subtasks):
+        if i in merged_into:
+            continue
+        group = members[i]
+        if len(group) == 1:
+            result.append(st)
+            continue
+        steps = [subtasks[j] for j in group]  # already in topological order
+        produced = {k for s in steps for k in s.output_keys}
+        inputs: list[str] = []
+        for s in steps:
+            for k in s.input_keys:
+                if k not in produced and k not in inputs:
+                    inputs.append(k)
+        op = FusedOp(steps, inputs, st.output_keys[0])
+        result.append(Subtask(op, inputs, list(st.output_keys), list(st.output_shapes)))
+    return result
+
+
+# ----------------------------------------------------------------- blocked evaluation
+def _block_plan(steps: list[Subtask]) -> tuple[int, int, int] | None:
+    """(first blockwise step, rows, rows per block), or None when blocking does not apply.
+
+    Blocking applies to a tail of blockwise steps (optionally ending in a
+    step with ``merge_blocks``) whose outputs all have the same known number
+    of rows, large enough to be worth splitting.
+    """
+    last = steps[-1]
+    tail_end = len(steps) - 1 if hasattr(last.op, "merge_blocks") else len(steps)
+    start = tail_end
+    while start > 0 and getattr(steps[start - 1].op, "blockwise", False):
+        start -= 1
+    if start == tail_end:
+        return None
+    shapes = [s.output_shapes[0] for s in steps[start:tail_end]]
+    first = shapes[0]
+    if not first or any(len(s) != len(first) or s[0] != first[0] for s in shapes):
+        return None
+    if any(isinstance(d, float) and math.isnan(d) for s in shapes for d in s):
+        return None
+    row_elements = math.prod(first[1:]) or 1
+    rows = max(1, BLOCK_ELEMENTS // row_elements)
+    if first[0] <= 2 * rows:
+        return None
+    return start, int(first[0]), rows
+
+
+def _slice_rows(value: Any, nrows: int, ndim: int, lo: int, hi: int) -> Any:
+    shape = getattr(value, "shape", None)
+    if shape is not None and len(shape) == ndim and shape[0] == nrows:
+        return value[lo:hi]
+    return value
+
+
+def _run_blocked(steps: list[Subtask], env: dict[str, Any], start: int, nrows: int, rows: int) -> Any:
+    for step in steps[:start]:
+        _run_step(step, env)
+    block_steps = steps[start:]
+    reducer = block_steps[-1] if hasattr(block_steps[-1].op, "merge_blocks") else None
+    if reducer is not None:
+        block_steps = block_steps[:-1]
+    ndim = len(block_steps[0].output_shapes[0])
+    outer = {k: v for k, v in env.items()}
+    out = None
+    partials = []
+    for lo in range(0, nrows, rows):
+        hi = min(lo + rows, nrows)
+        local = {k: _slice_rows(v, nrows, ndim, lo, hi) for k, v in outer.items()}
+        for step in block_steps:
+            _run_step(step, local)
+        block = local[block_steps[-1].output_keys[0]]
+        if reducer is not None:
+            partials.append(reducer.op.execute(*(local[k] for k in reducer.input_keys)))
+            continue
+        if out is None:
+            out = _empty_like_rows(block, nrows)
+        out[lo:hi] = block
+    if reducer is not None:
+        return reducer.op.merge_blocks(partials)
+    return out
+
+
+def _empty_like_rows(block: Any, nrows: int) -> Any:
+    import numpy as np
+
+    return np.empty((nrows,) + tuple(block.shape[1:]), dtype=block.dtype)

@@ -1,0 +1,124 @@
+"""Operators: small declarative classes that make tileables and chunks.
+
+An operator names its parameters (``params``), infers its outputs' metadata
+when it is applied to inputs, knows how to ``tile()`` its tileable into
+chunks and chunk-level operators, and has a pure ``execute(*inputs)`` that
+returns the chunk's value (a tuple when the op has several outputs).
+
+The same class serves both levels: a chunk-level op is a ``copy()`` of the
+tileable-level op (or of another class for another stage), applied to chunks.
+Keys are derived from the op's class, its parameters and its inputs' keys, so
+the same expression built twice has the same keys.
+
+>>> # a sketch: an elementwise op needs only the function it applies
+>>> # class Sqrt(TensorUnaryOp): func = np.sqrt
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable, Sequence
+
+from .entity import ChunkData, TileableData
+from .tokenize import normalize, tokenize_str
+
+
+@dataclass
+class Tiled:
+    """What ``tile()`` returns for one output: its chunks (C order) and nsplits."""
+
+    chunks: list[ChunkData]
+    nsplits: tuple[tuple, ...]
+
+
+class Operator:
+    """Base of every operator; subclasses declare ``params`` and override the hooks."""
+
+    #: names of the parameters; each is an attribute with a class-level default
+    params: ClassVar[tuple[str, ...]] = ()
+    #: params left out of the key (e.g. a data buffer whose hash another param carries)
+    unkeyed: ClassVar[tuple[str, ...]] = ()
+    #: class of the tileables / chunks it makes
+    tileable_type: ClassVar[type[TileableData]] = TileableData
+    #: whether the chunk op may be fused with its neighbours into one subtask
+    fusible: ClassVar[bool] = False
+
+    def __init__(self, **kw: Any):
+        cls = type(self)
+        for name in cls.params:
+            setattr(self, name, kw.pop(name) if name in kw else getattr(cls, name, None))
+        if kw:
+            raise TypeError(f"{cls.__name__} got unknown parameters {sorted(kw)}; it takes {list(cls.params)}")
+        self.inputs: list = []
+        self.outputs: list = []
+        self.key = ""
+
+    # ----------------------------------------------------------------- building
+    def copy(self, **changes: Any) -> Operator:
+        """A new op of the same class and parameters (with ``changes``), not yet applied."""
+        kw = {name: getattr(self, name) for name in type(self).params}
+        kw.update(changes)
+        return type(self)(**kw)
+
+    def _compute_key(self, inputs: Sequence) -> str:
+        cls = type(self)
+        parts = [cls.__module__, cls.__qualname__]
+        parts.extend(normalize(getattr(self, p)) for p in cls.params if p not in cls.unkeyed)
+        parts.extend(getattr(i, "key", None) or normalize(i) for i in inputs)
+        return tokenize_str("|".join(parts))
+
+    def _apply(self, inputs: Sequence, kws: Sequence[dict], entity_type: type) -> list:
+        self.inputs = list(inputs)
+        self.key = self._compute_key(self.inputs)
+        outputs = []
+        for i, kw in enumerate(kws):
+            key = self.key if len(kws) == 1 else tokenize_str(f"{self.key}|{i}")
+            outputs.append(entity_type(self, key=key, output_index=i, **kw))
+        self.outputs = outputs
+        return outputs
+
+    def new_tileables(self, inputs: Sequence, kws: Sequence[dict]) -> list[TileableData]:
+        """Apply the op to input tileables, making one tileable per dict of metadata."""
+        return self._apply(inputs, kws, self.tileable_type)
+
+    def new_tileable(self, inputs: Sequence, **kw: Any) -> TileableData:
+        return self.new_tileables(inputs, [kw])[0]
+
+    def new_chunks(self, inputs: Sequence, kws: Sequence[dict]) -> list[ChunkData]:
+        """Apply the (chunk-level) op to input chunks, one chunk per dict (``index``, ``shape``, ...)."""
+        return self._apply(inputs, kws, self.tileable_type.chunk_type)
+
+    def new_chunk(self, inputs: Sequence, **kw: Any) -> ChunkData:
+        return self.new_chunks(inputs, [kw])[0]
+
+    # ----------------------------------------------------------------- the hooks
+    @classmethod
+    def tile(cls, op: Operator) -> Tiled | list[Tiled] | Iterable:
+        """Tileable → chunks. May be a generator that yields chunks it needs computed first."""
+        raise NotImplementedError(f"{cls.__name__} cannot be tiled")
+
+    def execute(self, *inputs: Any) -> Any:
+        """The chunk function: input values in, output value (tuple when several) out."""
+        raise NotImplementedError(f"{type(self).__name__} has no chunk function")
+
+    def __mars_tokenize__(self) -> Any:
+        cls = type(self)
+        return (cls.__module__, cls.__qualname__, [getattr(self, p) for p in cls.params if p not in cls.unkeyed])
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{p}={_short(getattr(self, p))}" for p in type(self).params)
+        return f"{type(self).__name__}({args})"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class Fetch:
+    """What a generator ``tile()`` yields to get chunk *values*, not just their shapes."""
+
+    __slots__ = ("chunks",)
+
+    def __init__(self, chunks: Sequence[ChunkData]):
+        self.chunks = list(chunks)

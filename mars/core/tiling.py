@@ -1,0 +1,127 @@
+"""Tiling: tileable graph → chunk graph, in stages when an op needs data first.
+
+``tile()`` of an op is a plain function, or a generator that yields
+
+- a list of chunks: they are computed first and their shapes filled in
+  (e.g. sizes after a boolean filter), then ``tile()`` goes on;
+- a :class:`~mars.core.operator.Fetch`: the chunks are computed and the
+  ``yield`` expression evaluates to their values (e.g. samples for a sort).
+
+The :class:`Tiler` drives this; whoever runs it (the local session now, the
+task service later) supplies ``run_chunks`` to compute what is asked for.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+from typing import Any, Callable, Generator, Iterable, Sequence
+
+from .entity import ChunkData, Tileable, TileableData
+from .operator import Fetch, Tiled
+
+RunChunks = Callable[[Sequence[ChunkData], bool], "list[Any] | None"]
+
+
+#: true while a Tiler runs: tileables built inside ``tile()`` are never executed eagerly
+TILING: contextvars.ContextVar[bool] = contextvars.ContextVar("mars_tiling", default=False)
+
+
+class TilingError(RuntimeError):
+    """An op's ``tile()`` broke the tiling protocol."""
+
+
+def as_data(t: Any) -> Any:
+    return t.data if isinstance(t, Tileable) else t
+
+
+def upstream_untiled(targets: Iterable[TileableData]) -> list[TileableData]:
+    """Untiled tileables that ``targets`` depend on (themselves included), inputs before users."""
+    order: list[TileableData] = []
+    seen: set[int] = set()
+    stack: list[tuple[TileableData, bool]] = [(t, False) for t in reversed(list(targets))]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen or node.is_tiled:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for inp in reversed(node.op.inputs):
+            if isinstance(inp, TileableData) and id(inp) not in seen and not inp.is_tiled:
+                stack.append((inp, False))
+    return order
+
+
+def _assign(op: Any, result: Tiled | list[Tiled]) -> None:
+    results = [result] if isinstance(result, Tiled) else list(result)
+    if len(results) != len(op.outputs):
+        raise TilingError(f"{type(op).__name__}.tile returned {len(results)} results for {len(op.outputs)} outputs")
+    for out, res in zip(op.outputs, results):
+        out.chunks = res.chunks
+        out.nsplits = tuple(tuple(s) for s in res.nsplits)
+
+
+def tile_op(op: Any) -> Generator[Any, Any, None]:
+    """Tile one op (its inputs already tiled), as a generator of stage requests."""
+    result = op.tile(op)
+    if inspect.isgenerator(result):
+        result = yield from result
+    _assign(op, result)
+
+
+def recursive_tile(tileable: Any) -> Generator[Any, Any, Any]:
+    """For use inside a generator ``tile()``: ``t = yield from recursive_tile(t)``."""
+    data = as_data(tileable)
+    for node in upstream_untiled([data]):
+        if not node.is_tiled:
+            yield from tile_op(node.op)
+    return tileable
+
+
+def tile_now(tileable: Any) -> Any:
+    """Tile a tileable built inside a plain ``tile()`` (e.g. a rechunk of an input).
+
+    Its ops must not need data first; use :func:`recursive_tile` from a
+    generator ``tile()`` when they might.
+    """
+    gen = recursive_tile(tileable)
+    try:
+        request = next(gen)
+    except StopIteration as stop:
+        return stop.value
+    gen.close()
+    raise TilingError(f"tile_now: tiling needs computed chunks first ({request!r}); tile() must be a generator")
+
+
+class Tiler:
+    """Tiles target tileables, computing upstream chunks when an op asks for them."""
+
+    def __init__(self, run_chunks: RunChunks):
+        self._run_chunks = run_chunks
+
+    def tile(self, targets: Sequence[Any]) -> None:
+        token = TILING.set(True)
+        try:
+            for node in upstream_untiled([as_data(t) for t in targets]):
+                if not node.is_tiled:
+                    self._drive(tile_op(node.op))
+        finally:
+            TILING.reset(token)
+
+    def _drive(self, gen: Generator) -> None:
+        reply: Any = None
+        while True:
+            try:
+                request = gen.send(reply)
+            except StopIteration:
+                return
+            if isinstance(request, Fetch):
+                reply = self._run_chunks(request.chunks, True)
+            elif isinstance(request, (list, tuple)) and all(isinstance(c, ChunkData) for c in request):
+                self._run_chunks(list(request), False)
+                reply = None
+            else:
+                raise TilingError(f"tile() yielded {request!r}; expected a list of chunks or a Fetch")

@@ -1,0 +1,273 @@
+"""Sessions: the client. Graphs in, results out.
+
+``new_session()`` with no address gives a local session that tiles, fuses and
+runs chunk graphs in this process on a thread pool. (The distributed runtime
+will run the same steps in services; a session with an address talks to it.)
+Results stay in the session while the user's objects that own them live.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import sys
+import threading
+import weakref
+from typing import Any, Sequence
+
+from .core import session as _registry
+from .core.entity import ChunkData, TileableData, has_unknown
+from .core.executor import ExecutionCancelled, execute_subtasks
+from .core.fusion import fuse
+from .core.graph import build_subtasks
+from .core.options import options
+from .core.tiling import Tiler, as_data
+
+__all__ = ["Session", "ExecutionFuture", "new_session", "get_default_session", "execute", "fetch"]
+
+
+class ExecutionFuture:
+    """What ``execute(wait=False)`` returns: ``done()``, ``result()``, ``cancel()``."""
+
+    def __init__(self, future: concurrent.futures.Future, cancel_event: threading.Event):
+        self._future = future
+        self._cancel = cancel_event
+
+    def done(self) -> bool:
+        return self._future.done()
+
+    def result(self, timeout: float | None = None) -> Any:
+        try:
+            return self._future.result(timeout)
+        except ExecutionCancelled:
+            raise concurrent.futures.CancelledError("execution was cancelled") from None
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        return self._future.exception(timeout)
+
+    def cancel(self) -> bool:
+        """Stop the run (between chunks); ``result()`` then raises ``CancelledError``."""
+        if self._future.done():
+            return False
+        self._cancel.set()
+        return True
+
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def add_done_callback(self, fn: Any) -> None:
+        self._future.add_done_callback(lambda _: fn(self))
+
+
+class _Progress:
+    """A tqdm bar, shown only for runs over about a second (or always/never per options)."""
+
+    def __init__(self, show: bool | None):
+        self._bar = None
+        if show is None:
+            show = options.show_progress
+        if show is None:
+            show = sys.stderr.isatty()
+            delay = 1.0
+        else:
+            delay = 0.0
+        if show:
+            from tqdm import tqdm  # the bar library loads only when a bar is drawn
+
+            self._bar = tqdm(total=0, delay=delay, unit="chunk", leave=False, file=sys.stderr)
+
+    def __call__(self, done: int, total: int) -> None:
+        bar = self._bar
+        if bar is not None:
+            if bar.total != total:
+                bar.total = total
+            bar.n = done
+            bar.refresh() if done == total else bar.update(0)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+class Session:
+    """A local session: tiles, fuses and runs chunk graphs on a thread pool in this process."""
+
+    def __init__(self, address: str | None = None):
+        if address is not None:
+            raise NotImplementedError(f"sessions on a cluster ({address!r}) need the distributed runtime")
+        self.address = address
+        self._store: dict[str, Any] = {}
+        self._key_refs: dict[str, int] = {}
+        self._held: weakref.WeakSet = weakref.WeakSet()
+        self._lock = threading.RLock()
+        self._closed = False
+
+    # ----------------------------------------------------------------- public
+    def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None, **kw: Any) -> Any:
+        """Run ``tileables`` together (shared work runs once); returns them (one, or a list)."""
+        self._check_open()
+        if kw:
+            raise TypeError(f"execute() got unexpected arguments {sorted(kw)}")
+        ret = tileables[0] if len(tileables) == 1 else list(tileables)
+        if wait:
+            self._run([as_data(t) for t in tileables], show_progress, None)
+            return ret
+        cancel = threading.Event()
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        datas = [as_data(t) for t in tileables]
+
+        def target() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                self._run(datas, False if show_progress is None else show_progress, cancel)
+            except BaseException as e:  # noqa: BLE001 - delivered through the future
+                future.set_exception(e)
+            else:
+                future.set_result(ret)
+
+        threading.Thread(target=target, daemon=True, name="mars-execute").start()
+        return ExecutionFuture(future, cancel)
+
+    def fetch(self, *tileables: Any) -> Any:
+        """The values of ``tileables`` (executing any not yet executed)."""
+        self._check_open()
+        datas = [as_data(t) for t in tileables]
+        missing = [d for d in datas if not self._is_computed(d)]
+        if missing:
+            self._run(missing, None, None)
+        values = [d.assemble([self._store[c.key] for c in d.chunks]) for d in datas]
+        return values[0] if len(values) == 1 else values
+
+    def run(self, *tileables: Any, **kw: Any) -> Any:
+        """Execute and fetch: numpy results."""
+        self.execute(*tileables, **kw)
+        return self.fetch(*tileables)
+
+    def is_executed(self, tileable: Any) -> bool:
+        return not self._closed and self._is_computed(as_data(tileable))
+
+    def as_default(self) -> Session:
+        _registry.set_default_session(self)
+        return self
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._store.clear()
+            self._key_refs.clear()
+            self._held = weakref.WeakSet()
+        if _registry.get_default_session() is self:
+            _registry.set_default_session(None)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Session local, {len(self._store)} chunks held>"
+
+    # ----------------------------------------------------------------- running
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this session is closed; make a new one with mars.new_session()")
+
+    def _is_computed(self, data: TileableData) -> bool:
+        return data.chunks is not None and all(c.key in self._store for c in data.chunks)
+
+    def _run(self, targets: list[TileableData], show_progress: bool | None, cancel: threading.Event | None) -> None:
+        with self._lock:
+            self._check_open()
+            stage_keys: set[str] = set()
+            progress = _Progress(show_progress)
+            try:
+                tiler = Tiler(lambda chunks, want: self._run_stage(chunks, want, stage_keys, cancel))
+                tiler.tile(targets)
+                chunks = [c for t in targets for c in t.chunks]
+                self._compute(chunks, cancel, progress)
+                for t in targets:
+                    self._hold(t)
+            finally:
+                progress.close()
+                self._drop_unheld(stage_keys)
+            for t in targets:
+                if has_unknown(t.shape):
+                    t.refresh_shape()
+
+    def _run_stage(self, chunks: Sequence[ChunkData], want_values: bool, stage_keys: set, cancel: Any) -> Any:
+        self._compute(chunks, cancel, None)
+        stage_keys.update(c.key for c in chunks)
+        return [self._store[c.key] for c in chunks] if want_values else None
+
+    def _compute(self, chunks: Sequence[ChunkData], cancel: threading.Event | None, progress: Any) -> None:
+        store = self._store
+        subtasks = build_subtasks(chunks, store.__contains__)
+        keep = {c.key for c in chunks}
+        subtasks = fuse(subtasks, keep)
+        shapes = execute_subtasks(
+            subtasks, store, keep, n_threads=options.effective_threads(), on_done=progress, cancel=cancel
+        )
+        for c in chunks:
+            if has_unknown(c.shape) and c.key in shapes:
+                c.shape = tuple(shapes[c.key])
+
+    # ----------------------------------------------------------------- lifetime
+    def _hold(self, data: TileableData) -> None:
+        if data in self._held:
+            return
+        self._held.add(data)
+        keys = [c.key for c in data.chunks]
+        for k in keys:
+            self._key_refs[k] = self._key_refs.get(k, 0) + 1
+        weakref.finalize(data, _release, weakref.ref(self), keys)
+
+    def _drop_unheld(self, keys: set[str]) -> None:
+        for k in keys:
+            if k not in self._key_refs:
+                self._store.pop(k, None)
+
+    def _release(self, keys: list[str]) -> None:
+        with self._lock:
+            for k in keys:
+                n = self._key_refs.get(k, 0) - 1
+                if n <= 0:
+                    self._key_refs.pop(k, None)
+                    self._store.pop(k, None)
+                else:
+                    self._key_refs[k] = n
+
+
+def _release(session_ref: weakref.ref, keys: list[str]) -> None:
+    session = session_ref()
+    if session is not None and not session._closed:
+        session._release(keys)
+
+
+def new_session(address: str | None = None, default: bool = True, **kw: Any) -> Session:
+    """A session: local with no ``address``; becomes the default unless ``default=False``.
+
+    >>> import mars, mars.tensor as mt
+    >>> sess = mars.new_session()
+    >>> sess.run(mt.ones(3) + 1)
+    array([2., 2., 2.])
+    """
+    if kw:
+        raise TypeError(f"new_session() got unexpected arguments {sorted(kw)}")
+    session = Session(address)
+    if default:
+        session.as_default()
+    return session
+
+
+def get_default_session() -> Session | None:
+    return _registry.get_default_session()
+
+
+def execute(*tileables: Any, session: Session | None = None, wait: bool = True, **kw: Any) -> Any:
+    """Run several tileables at once, sharing their common work."""
+    return _registry.resolve_session(session).execute(*tileables, wait=wait, **kw)
+
+
+def fetch(*tileables: Any, session: Session | None = None) -> Any:
+    return _registry.resolve_session(session).fetch(*tileables)

@@ -1,0 +1,172 @@
+"""Tensors: ``TensorData`` (the graph node) and ``Tensor`` (what users hold)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..core.entity import ChunkData, Tileable, TileableData, has_unknown
+from ..core.operator import Operator
+from ..core.options import options
+from ..core.session import get_default_session, resolve_session
+from ..core.tiling import TILING
+
+
+class TensorChunkData(ChunkData):
+    __slots__ = ("dtype", "order")
+
+    def params(self) -> dict[str, Any]:
+        return {"index": self.index, "shape": self.shape, "dtype": self.dtype, "order": self.order}
+
+
+class TensorData(TileableData):
+    __slots__ = ("dtype", "order")
+    chunk_type = TensorChunkData
+
+    def params(self) -> dict[str, Any]:
+        return {"shape": self.shape, "dtype": self.dtype, "order": self.order}
+
+    @property
+    def size(self) -> float:
+        return math.prod(self.shape) if self.shape else 1
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> float:
+        return self.size * self.dtype.itemsize
+
+    def assemble(self, values: list) -> Any:
+        """The whole tensor from its chunks' values (in chunk order)."""
+        if not self.shape:
+            value = values[0]
+            return value if np.ndim(value) == 0 and not isinstance(value, np.ndarray) else np.asarray(value)[()]
+        if len(values) == 1:
+            return np.array(values[0], dtype=self.dtype, order=self.order, copy=True)
+        shape = tuple(sum(s) for s in self.nsplits)
+        out = np.empty(shape, dtype=self.dtype, order=self.order)
+        starts = [[0] + list(np.cumsum(s)[:-1]) for s in self.nsplits]
+        for chunk, value in zip(self.chunks, values):
+            region = tuple(slice(starts[d][i], starts[d][i] + value.shape[d]) for d, i in enumerate(chunk.index))
+            out[region] = value
+        return out
+
+
+class TensorOperator(Operator):
+    """Base of tensor operators: outputs are tensors."""
+
+    tileable_type = TensorData
+
+    def new_tensor(self, inputs: list, shape: tuple, dtype: np.dtype, order: str = "C", **kw: Any) -> Tensor:
+        t = Tensor(self.new_tileable(inputs, shape=tuple(shape), dtype=np.dtype(dtype), order=order, **kw))
+        return maybe_eager(t)
+
+    def new_tensors(self, inputs: list, kws: list[dict]) -> list[Tensor]:
+        for kw in kws:
+            kw.setdefault("order", "C")
+            kw["dtype"] = np.dtype(kw["dtype"])
+        ts = [Tensor(d) for d in self.new_tileables(inputs, kws)]
+        if options.eager_mode and not TILING.get():
+            resolve_session().execute(*ts)
+        return ts
+
+
+class Tensor(Tileable):
+    """A lazy, chunked n-dimensional array; numpy's API, run on execute()."""
+
+    __slots__ = ()
+    __array_priority__ = 100
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._data.dtype
+
+    @property
+    def order(self) -> str:
+        return self._data.order
+
+    @property
+    def size(self) -> float:
+        return self._data.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.dtype.itemsize
+
+    @property
+    def nbytes(self) -> float:
+        return self._data.nbytes
+
+    @property
+    def nsplits(self) -> tuple | None:
+        return self._data.nsplits
+
+    @property
+    def chunks(self) -> list | None:
+        return self._data.chunks
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        if has_unknown(self.shape[:1]):
+            raise ValueError("len() of a tensor whose length is not known before execution; call .execute() first")
+        return int(self.shape[0])
+
+    def __repr__(self) -> str:
+        session = get_default_session()
+        if session is not None and session.is_executed(self):
+            return repr(session.fetch(self))
+        return f"Tensor <op={type(self.op).__name__}, shape={self.shape}, dtype={self.dtype}, key={self.key[:8]}>"
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + repr(self) + "</pre>"
+
+    def to_numpy(self, session: Any = None) -> np.ndarray:
+        return self.fetch(session=session)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        value = np.asarray(self.fetch())
+        return value.astype(dtype, copy=False) if dtype is not None else value
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()")
+        return bool(self.fetch())
+
+    def __float__(self) -> float:
+        return float(self.fetch())
+
+    def __int__(self) -> int:
+        return int(self.fetch())
+
+    def __index__(self) -> int:
+        return int(np.asarray(self.fetch()).__index__())
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for i in range(len(self)):
+            yield self[i]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def copy(self) -> Tensor:
+        return Tensor(self._data)
+
+
+def maybe_eager(t: Tensor) -> Tensor:
+    """In eager mode, run a tensor as soon as the user builds it (never while tiling)."""
+    if options.eager_mode and not TILING.get():
+        resolve_session().execute(t)
+    return t
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, (Tensor, TensorData))
+
+
+def tensor_data(x: Any) -> TensorData:
+    return x.data if isinstance(x, Tensor) else x

@@ -1,0 +1,117 @@
+"""Tensor methods and operators, bound to the functions of ``mars.tensor``.
+
+One table says which method calls which function; ``install`` binds them.
+Methods whose call shape differs from the function (``t.reshape(2, 3)``,
+``t.transpose(1, 0)``) get a small adapter here.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Callable
+
+import numpy as np
+
+from .core import Tensor
+
+# method name -> function name in mars.tensor (same name when a plain string list entry)
+_SAME = [
+    "sum", "prod", "mean", "var", "std", "min", "max", "argmin", "argmax", "any", "all",
+    "cumsum", "cumprod", "dot", "ravel", "squeeze", "swapaxes", "astype", "rechunk", "round",
+    "clip", "nonzero", "repeat", "flatten", "conj", "trace", "argsort", "sort", "ptp",
+]
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "mod", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift", "divmod": "divmod",
+}
+_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
+
+
+def _binary(func: Callable) -> tuple[Callable, Callable, Callable]:
+    def forward(self: Tensor, other: Any) -> Any:
+        if _defer(other):
+            return NotImplemented
+        return func(self, other)
+
+    def reverse(self: Tensor, other: Any) -> Any:
+        if _defer(other):
+            return NotImplemented
+        return func(other, self)
+
+    def inplace(self: Tensor, other: Any) -> Tensor:
+        result = func(self, other)
+        if result.dtype != self.dtype:
+            if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
+                raise TypeError(
+                    f"Cannot cast ufunc '{func.__name__}' output from dtype('{result.dtype}') "
+                    f"to dtype('{self.dtype}') with casting rule 'same_kind'"
+                )
+            result = result.astype(self.dtype)
+        self.data = result.data
+        return self
+
+    return forward, reverse, inplace
+
+
+def _defer(other: Any) -> bool:
+    """Leave the operation to objects that handle tensors themselves (e.g. DataFrames)."""
+    return getattr(other, "__mars_defer_binary__", False)
+
+
+def install(namespace: ModuleType) -> None:
+    """Bind the methods to ``Tensor`` from the functions present in ``namespace``."""
+    get = lambda name: getattr(namespace, name, None)  # noqa: E731
+    for name in _SAME:
+        if get(name) is not None:
+            setattr(Tensor, name, get(name))
+    for short, fname in _BINARY.items():
+        func = get(fname)
+        if func is None:
+            continue
+        forward, reverse, inplace = _binary(func)
+        setattr(Tensor, f"__{short}__", forward)
+        setattr(Tensor, f"__r{short}__", reverse)
+        if short != "divmod":
+            setattr(Tensor, f"__i{short}__", inplace)
+    for short, fname in _COMPARE.items():
+        func = get(fname)
+        if func is not None:
+            setattr(Tensor, f"__{short}__", _binary(func)[0])
+    for short, fname in _UNARY.items():
+        if get(fname) is not None:
+            setattr(Tensor, f"__{short}__", get(fname))
+    _install_adapters(namespace)
+
+
+def _install_adapters(ns: ModuleType) -> None:
+    if getattr(ns, "reshape", None) is not None:
+        def reshape(self: Tensor, *shape: Any, order: str = "C") -> Tensor:
+            return ns.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+
+        Tensor.reshape = reshape  # type: ignore[attr-defined]
+    if getattr(ns, "transpose", None) is not None:
+        def transpose(self: Tensor, *axes: Any) -> Tensor:
+            return ns.transpose(self, axes if axes else None)
+
+        Tensor.transpose = transpose  # type: ignore[attr-defined]
+        Tensor.T = property(lambda self: ns.transpose(self))  # type: ignore[attr-defined]
+    if getattr(ns, "isclose", None) is not None:
+        Tensor.isclose = ns.isclose  # type: ignore[attr-defined]
+    if getattr(ns, "tensordot", None) is not None:
+        Tensor.tensordot = ns.tensordot  # type: ignore[attr-defined]
+    if getattr(ns, "real", None) is not None:
+        Tensor.real = property(lambda self: ns.real(self))  # type: ignore[attr-defined]
+        Tensor.imag = property(lambda self: ns.imag(self))  # type: ignore[attr-defined]
+
+
+def required_methods() -> list[str]:
+    """Methods every tensor must have once the package is complete (checked by a test)."""
+    names = list(_SAME) + ["reshape", "transpose", "T", "__getitem__", "__setitem__", "__array_ufunc__",
+                           "__array_function__"]
+    names += [f"__{s}__" for s in _BINARY] + [f"__r{s}__" for s in _BINARY]
+    names += [f"__{s}__" for s in _COMPARE] + [f"__{s}__" for s in _UNARY]
+    return names

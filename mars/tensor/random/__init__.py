@@ -1,0 +1,1 @@
+"""mt.random: placeholder until it lands."""

@@ -1,0 +1,1 @@
+"""mars.tensor.reduction"""

@@ -1,0 +1,134 @@
+"""Monoid reductions (sum, prod, min, max, any, all) and the mean."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from ..core import Tensor, tensor_data
+from ..datasource.core import astensor
+from .core import TensorReduction, reduce_tensor, reduction_dtype
+
+
+class _Monoid(TensorReduction):
+    """A reduction whose combine is the reduction itself (sum of sums, max of maxes)."""
+
+    func: Any = None
+
+    def chunk_fn(self, x: np.ndarray) -> np.ndarray:
+        return self.func(x, axis=self.axis, keepdims=True, dtype=self.dtype)
+
+    def combine_fn(self, p: np.ndarray) -> np.ndarray:
+        return self.func(p, axis=self.axis, keepdims=True, dtype=self.dtype)
+
+
+class TensorSum(_Monoid):
+    func = staticmethod(np.sum)
+
+
+class TensorProd(_Monoid):
+    func = staticmethod(np.prod)
+
+
+class _NoDtypeMonoid(_Monoid):
+    def chunk_fn(self, x: np.ndarray) -> np.ndarray:
+        return self.func(x, axis=self.axis, keepdims=True)
+
+    combine_fn = chunk_fn
+
+
+class TensorMax(_NoDtypeMonoid):
+    func = staticmethod(np.max)
+
+
+class TensorMin(_NoDtypeMonoid):
+    func = staticmethod(np.min)
+
+
+class TensorAny(_NoDtypeMonoid):
+    func = staticmethod(np.any)
+
+
+class TensorAll(_NoDtypeMonoid):
+    func = staticmethod(np.all)
+
+
+def _empty_check(a: Any, axis: Any, name: str) -> None:
+    data = tensor_data(a)
+    axes = range(data.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+    axes = [a % data.ndim for a in axes if -data.ndim <= a < data.ndim]
+    if builtins.any(data.shape[d] == 0 for d in axes if isinstance(data.shape[d], int)):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+
+
+def sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
+    """Sum over ``axis`` (numpy's dtype rules: small ints sum as the platform int).
+
+    >>> import mars.tensor as mt
+    >>> mt.ones((4, 3), chunk_size=2).sum(axis=0).execute().fetch()
+    array([4., 4., 4.])
+    """
+    t = astensor(a)
+    return reduce_tensor(TensorSum, t, axis, keepdims, reduction_dtype(np.sum, dtype, t.dtype))
+
+
+def prod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
+    t = astensor(a)
+    return reduce_tensor(TensorProd, t, axis, keepdims, reduction_dtype(np.prod, dtype, t.dtype))
+
+
+def max(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    t = astensor(a)
+    _empty_check(t, axis, "maximum")
+    return reduce_tensor(TensorMax, t, axis, keepdims, t.dtype)
+
+
+def min(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    t = astensor(a)
+    _empty_check(t, axis, "minimum")
+    return reduce_tensor(TensorMin, t, axis, keepdims, t.dtype)
+
+
+def any(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return reduce_tensor(TensorAny, astensor(a), axis, keepdims, np.dtype(bool))
+
+
+def all(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return reduce_tensor(TensorAll, astensor(a), axis, keepdims, np.dtype(bool))
+
+
+class TensorMean(TensorReduction):
+    """Mean via (sum, count) partials; sums in float64 like numpy for integer input."""
+
+    params = ("axis", "keepdims", "dtype", "sum_dtype")
+
+    def chunk_fn(self, x: np.ndarray) -> tuple:
+        total = np.sum(x, axis=self.axis, keepdims=True, dtype=self.sum_dtype)
+        count = np.full(total.shape, _count(x.shape, self.axis), dtype=np.int64)
+        return total, count
+
+    def combine_fn(self, p: tuple) -> tuple:
+        total, count = p
+        return np.sum(total, axis=self.axis, keepdims=True), np.sum(count, axis=self.axis, keepdims=True)
+
+    def agg_fn(self, p: tuple) -> np.ndarray:
+        total, count = self.combine_fn(p)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.true_divide(total, count, dtype=self.dtype) if self.dtype.kind in "fc" else total / count
+
+
+def _count(shape: tuple, axes: tuple) -> int:
+    n = 1
+    for d in axes:
+        n *= shape[d]
+    return n
+
+
+def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
+    """Arithmetic mean over ``axis``; float64 for integer input, as numpy."""
+    t = astensor(a)
+    out_dtype = reduction_dtype(np.mean, dtype, t.dtype)
+    sum_dtype = np.dtype(dtype) if dtype is not None else (out_dtype if t.dtype.kind in "biu" else None)
+    return reduce_tensor(TensorMean, t, axis, keepdims, out_dtype, sum_dtype=sum_dtype)

@@ -1,0 +1,3 @@
+"""Placeholder until this family lands."""
+
+__all__: list[str] = []
