@@ -9,6 +9,8 @@ Results stay in the session while the user's objects that own them live.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import gc
 import sys
 import threading
 import weakref
@@ -183,7 +185,8 @@ class Session:
             progress = _Progress(show_progress)
             try:
                 tiler = Tiler(lambda chunks, want: self._run_stage(chunks, want, stage_keys, cancel))
-                tiler.tile(targets)
+                with _gc_paused():
+                    tiler.tile(targets)
                 chunks = [c for t in targets for c in t.chunks]
                 self._compute(chunks, cancel, progress)
                 for t in targets:
@@ -202,9 +205,9 @@ class Session:
 
     def _compute(self, chunks: Sequence[ChunkData], cancel: threading.Event | None, progress: Any) -> None:
         store = self._store
-        subtasks = build_subtasks(chunks, store.__contains__)
         keep = {c.key for c in chunks}
-        subtasks = fuse(subtasks, keep)
+        with _gc_paused():
+            subtasks = fuse(build_subtasks(chunks, store.__contains__), keep)
         shapes = execute_subtasks(
             subtasks, store, keep, n_threads=options.effective_threads(), on_done=progress, cancel=cancel
         )
@@ -236,6 +239,20 @@ class Session:
                     self._store.pop(k, None)
                 else:
                     self._key_refs[k] = n
+
+
+@contextlib.contextmanager
+def _gc_paused():  # type: ignore[no-untyped-def]
+    """Graph building makes many small objects and no cycles worth collecting mid-way:
+    the cyclic collector would rescan them again and again (a third of the time
+    for a 10,000-chunk graph)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _release(session_ref: weakref.ref, keys: list[str]) -> None:

@@ -27,11 +27,12 @@ class Subtask:
 
 
 def _subtask_of(op: Any) -> Subtask:
+    outputs = op.outputs
     return Subtask(
         op,
         [c.key for c in op.inputs],
-        [c.key for c in op.outputs],
-        [c.shape for c in op.outputs],
+        list(op.output_keys),
+        [c.shape if c is not None else None for c in outputs],
     )
 
 

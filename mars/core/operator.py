@@ -16,6 +16,7 @@ the same expression built twice has the same keys.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Sequence
 
@@ -50,8 +51,14 @@ class Operator:
         if kw:
             raise TypeError(f"{cls.__name__} got unknown parameters {sorted(kw)}; it takes {list(cls.params)}")
         self.inputs: list = []
-        self.outputs: list = []
+        self._outputs: list[weakref.ref] = []
+        self.output_keys: list[str] = []
         self.key = ""
+
+    @property
+    def outputs(self) -> list:
+        """The entities this op made (held weakly: an op never keeps its outputs alive)."""
+        return [ref() for ref in self._outputs]
 
     # ----------------------------------------------------------------- building
     def copy(self, **changes: Any) -> Operator:
@@ -74,7 +81,8 @@ class Operator:
         for i, kw in enumerate(kws):
             key = self.key if len(kws) == 1 else tokenize_str(f"{self.key}|{i}")
             outputs.append(entity_type(self, key=key, output_index=i, **kw))
-        self.outputs = outputs
+        self._outputs = [weakref.ref(o) for o in outputs]
+        self.output_keys = [o.key for o in outputs]
         return outputs
 
     def new_tileables(self, inputs: Sequence, kws: Sequence[dict]) -> list[TileableData]:
@@ -101,9 +109,22 @@ class Operator:
         """The chunk function: input values in, output value (tuple when several) out."""
         raise NotImplementedError(f"{type(self).__name__} has no chunk function")
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_outputs"] = []  # weak references do not travel; the keys do
+        state.pop("_token", None)
+        return state
+
     def __mars_tokenize__(self) -> Any:
-        cls = type(self)
-        return (cls.__module__, cls.__qualname__, [getattr(self, p) for p in cls.params if p not in cls.unkeyed])
+        # an op used as a parameter (a reduction carried by its chunk stages) is
+        # normalized once: ops are not changed after they are built
+        token = self.__dict__.get("_token")
+        if token is None:
+            cls = type(self)
+            token = self._token = normalize(
+                (cls.__module__, cls.__qualname__, [getattr(self, p) for p in cls.params if p not in cls.unkeyed])
+            )
+        return token
 
     def __repr__(self) -> str:
         args = ", ".join(f"{p}={_short(getattr(self, p))}" for p in type(self).params)

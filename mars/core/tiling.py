@@ -60,6 +60,8 @@ def _assign(op: Any, result: Tiled | list[Tiled]) -> None:
     if len(results) != len(op.outputs):
         raise TilingError(f"{type(op).__name__}.tile returned {len(results)} results for {len(op.outputs)} outputs")
     for out, res in zip(op.outputs, results):
+        if out is None:  # an output nobody holds any more
+            continue
         out.chunks = res.chunks
         out.nsplits = tuple(tuple(s) for s in res.nsplits)
 

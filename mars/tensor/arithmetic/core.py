@@ -195,12 +195,34 @@ def _as_operand(x: Any) -> Any:
     return x
 
 
+_POWER_SHORTCUTS = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
+
+
+def _fast_power(func: str, operands: list, kwargs: dict, dtype: np.dtype) -> tuple[str, list]:
+    """``x ** 2`` as ``np.square(x)`` (as numpy's own ``**`` does): twice as fast in cache.
+
+    Only where the shortcut gives the same dtype as ``np.power`` would.
+    """
+    if func != "power" or kwargs or len(operands) != 2 or not isinstance(operands[0], TensorData):
+        return func, operands
+    exponent = operands[1]
+    if isinstance(exponent, (bool, np.bool_)) or not isinstance(exponent, (int, float, np.integer, np.floating)):
+        return func, operands
+    target = _POWER_SHORTCUTS.get(exponent)  # type: ignore[call-overload]
+    if target is None or (target != "square" and operands[0].dtype.kind not in "fc"):
+        return func, operands
+    if infer_dtype(target, operands[:1], {}) != dtype:
+        return func, operands
+    return target, operands[:1]
+
+
 def apply_ufunc(func: str, *args: Any, out: Any = None, where: Any = True, **kwargs: Any) -> Tensor:
     """Build ``np.<func>(*args, **kwargs)`` lazily over tensors; numpy's errors, raised now."""
     operands = [_as_operand(a) for a in args]
     inputs = [a for a in operands if isinstance(a, TensorData)]
     kwargs = {k: v for k, v in kwargs.items() if v is not None or k != "dtype"}
     dtype = infer_dtype(func, operands, kwargs)
+    func, operands = _fast_power(func, operands, kwargs, dtype)
     shape = broadcast_shapes(*(a.shape for a in inputs)) if inputs else ()
     op = TensorUfunc(func=func, operands=tuple(INPUT if isinstance(a, TensorData) else a for a in operands), kwargs=kwargs)
     order = "C"
