@@ -188,7 +188,12 @@ class Session:
                 with _gc_paused():
                     tiler.tile(targets)
                 chunks = [c for t in targets for c in t.chunks]
-                self._compute(chunks, cancel, progress)
+                try:
+                    self._compute(chunks, cancel, progress)
+                except BaseException:
+                    # a failed or cancelled run leaves nothing half-made behind
+                    self._drop_unheld({c.key for c in chunks})
+                    raise
                 for t in targets:
                     self._hold(t)
             finally:
@@ -208,9 +213,9 @@ class Session:
         keep = {c.key for c in chunks}
         with _gc_paused():
             subtasks = fuse(build_subtasks(chunks, store.__contains__), keep)
-        shapes = execute_subtasks(
-            subtasks, store, keep, n_threads=options.effective_threads(), on_done=progress, cancel=cancel
-        )
+        n_threads = options.effective_threads()
+        with _blas_threads(subtasks, n_threads):
+            shapes = execute_subtasks(subtasks, store, keep, n_threads=n_threads, on_done=progress, cancel=cancel)
         for c in chunks:
             if has_unknown(c.shape) and c.key in shapes:
                 c.shape = tuple(shapes[c.key])
@@ -239,6 +244,26 @@ class Session:
                     self._store.pop(k, None)
                 else:
                     self._key_refs[k] = n
+
+
+def _uses_blas(op: Any) -> bool:
+    steps = getattr(op, "steps", None)
+    if steps is not None:
+        return any(_uses_blas(st.op) for st in steps)
+    return getattr(op, "blas", False)
+
+
+@contextlib.contextmanager
+def _blas_threads(subtasks: Sequence[Any], n_threads: int):  # type: ignore[no-untyped-def]
+    """Chunk ops running BLAS side by side share the cores instead of each taking all of them."""
+    n_blas = sum(1 for st in subtasks if _uses_blas(st.op))
+    if n_blas == 0 or n_threads <= 1:
+        yield
+        return
+    from threadpoolctl import threadpool_limits  # loaded only for BLAS-heavy graphs
+
+    with threadpool_limits(limits=max(1, n_threads // min(n_threads, n_blas)), user_api="blas"):
+        yield
 
 
 @contextlib.contextmanager

@@ -111,7 +111,10 @@ class Operator:
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state["_outputs"] = []  # weak references do not travel; the keys do
+        # a pickled op travels alone: weak references and upstream graphs stay
+        # behind; the subtask carrying it names its inputs and outputs by key
+        state["_outputs"] = []
+        state["inputs"] = []
         state.pop("_token", None)
         return state
 
