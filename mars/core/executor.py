@@ -80,7 +80,7 @@ class _Run:
         self.shapes: dict[str, tuple] = {}
         self.finished = 0
         self.active_workers = 0
-        self.avg_cost = 0.0
+        self.avg_cost = float("inf")  # unknown until a subtask ran: no batching before that
         self._index(store)
 
     def _index(self, store: MutableMapping[str, Any]) -> None:
@@ -135,7 +135,7 @@ class _Run:
                 cond.notify_all()
                 return
             cond.acquire()
-            self.avg_cost = 0.8 * self.avg_cost + 0.2 * cost
+            self.avg_cost = cost if self.avg_cost == float("inf") else 0.8 * self.avg_cost + 0.2 * cost
             for i, result in zip(batch, results):
                 self._complete(i, self.subtasks[i], result)
             del results

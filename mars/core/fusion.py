@@ -17,10 +17,12 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+import numpy as np
+
 from .graph import Subtask
 
-#: elements per block (512 KiB of float64: a few temporaries stay within a core's 1 MiB L2)
-BLOCK_ELEMENTS = 65536
+#: elements per block (1 MiB of float64; with buffers reused along the chain, about one core's L2)
+BLOCK_ELEMENTS = 131072
 
 
 class FusedOp:
@@ -103,7 +105,7 @@ def _build_groups(subtasks: Sequence[Subtask], merged_into: dict[int, int]) -> l
                 if k not in produced and k not in inputs:
                     inputs.append(k)
         op = FusedOp(steps, inputs, st.output_keys[0])
-        result.append(Subtask(op, inputs, list(st.output_keys), list(st.output_shapes)))
+        result.append(Subtask(op, inputs, list(st.output_keys), list(st.output_shapes), list(st.output_dtypes)))
     return result
 
 
@@ -150,27 +152,75 @@ def _run_blocked(steps: list[Subtask], env: dict[str, Any], start: int, nrows: i
     if reducer is not None:
         block_steps = block_steps[:-1]
     ndim = len(block_steps[0].output_shapes[0])
-    outer = {k: v for k, v in env.items()}
+    slots = _buffer_plan(block_steps, reducer, rows)
+    buffers = {slot: np.empty(shape, dtype) for slot, (dtype, shape) in enumerate(_slot_specs(block_steps, slots, rows))}
+    needed = {k for st in block_steps for k in st.input_keys} | set(reducer.input_keys if reducer else ())
+    outer = {k: v for k, v in env.items() if k in needed}
     out = None
     partials = []
     for lo in range(0, nrows, rows):
         hi = min(lo + rows, nrows)
         local = {k: _slice_rows(v, nrows, ndim, lo, hi) for k, v in outer.items()}
-        for step in block_steps:
-            _run_step(step, local)
+        for step, slot in zip(block_steps, slots):
+            if slot is None:
+                _run_step(step, local)
+            else:
+                args = [local[k] for k in step.input_keys]
+                local[step.output_keys[0]] = step.op.execute_into(buffers[slot][: hi - lo], *args)
         block = local[block_steps[-1].output_keys[0]]
         if reducer is not None:
             partials.append(reducer.op.execute(*(local[k] for k in reducer.input_keys)))
             continue
         if out is None:
-            out = _empty_like_rows(block, nrows)
+            out = np.empty((nrows,) + tuple(block.shape[1:]), dtype=block.dtype)
         out[lo:hi] = block
     if reducer is not None:
         return reducer.op.merge_blocks(partials)
     return out
 
 
-def _empty_like_rows(block: Any, nrows: int) -> Any:
-    import numpy as np
+def _writes_into(step: Subtask) -> bool:
+    return bool(getattr(step.op, "can_execute_into", False)) and step.output_dtypes[0] is not None
 
-    return np.empty((nrows,) + tuple(block.shape[1:]), dtype=block.dtype)
+
+def _buffer_plan(block_steps: list[Subtask], reducer: Subtask | None, rows: int) -> list[int | None]:
+    """Which reusable block buffer each step writes into (None: the step allocates its own).
+
+    A step may overwrite a buffer whose value it is the last to read
+    (elementwise ops read and write the same position), but never one read by
+    a step that writes no buffer of its own, since that step's result might
+    be a view of it.
+    """
+    last_use: dict[str, int] = {}
+    aliased: set[str] = set()
+    for i, st in enumerate(block_steps):
+        for k in st.input_keys:
+            last_use[k] = i
+            if not _writes_into(st):
+                aliased.add(k)
+    end = len(block_steps)
+    for k in (reducer.input_keys if reducer is not None else block_steps[-1].output_keys):
+        last_use[k] = end
+    holder: dict[int, str] = {}
+    specs: list[tuple] = []
+    plan: list[int | None] = []
+    for i, st in enumerate(block_steps):
+        if not _writes_into(st):
+            plan.append(None)
+            continue
+        spec = (st.output_dtypes[0], tuple(st.output_shapes[0][1:]))
+        free = [s for s, k in holder.items() if specs[s] == spec and last_use.get(k, -1) <= i and k not in aliased]
+        slot = free[0] if free else len(specs)
+        if not free:
+            specs.append(spec)
+        holder[slot] = st.output_keys[0]
+        plan.append(slot)
+    return plan
+
+
+def _slot_specs(block_steps: list[Subtask], plan: list[int | None], rows: int) -> list[tuple]:
+    specs: dict[int, tuple] = {}
+    for st, slot in zip(block_steps, plan):
+        if slot is not None and slot not in specs:
+            specs[slot] = (st.output_dtypes[0], (rows,) + tuple(int(d) for d in st.output_shapes[0][1:]))
+    return [specs[i] for i in range(len(specs))]

@@ -21,6 +21,8 @@ class Subtask:
     output_keys: list[str]
     #: metadata of the outputs known before running (chunk shapes), by key
     output_shapes: list[tuple] = field(default_factory=list)
+    #: and their dtypes where the entity has one (tensors), else None
+    output_dtypes: list[Any] = field(default_factory=list)
 
     def __repr__(self) -> str:
         return f"Subtask({type(self.op).__name__}, in={[k[:6] for k in self.input_keys]}, out={[k[:6] for k in self.output_keys]})"
@@ -33,6 +35,7 @@ def _subtask_of(op: Any) -> Subtask:
         [c.key for c in op.inputs],
         list(op.output_keys),
         [c.shape if c is not None else None for c in outputs],
+        [getattr(c, "dtype", None) for c in outputs],
     )
 
 

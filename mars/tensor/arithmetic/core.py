@@ -168,6 +168,17 @@ class TensorUfunc(TensorElementwise):
         args = [next(it) if a is INPUT else a for a in self.operands]
         return numpy_func(self.func)(*args, **self.kwargs)
 
+    @property
+    def can_execute_into(self) -> bool:
+        """A one-output ufunc can write into a given buffer (fusion reuses block buffers)."""
+        func = numpy_func(self.func)
+        return isinstance(func, np.ufunc) and func.nout == 1 and "out" not in self.kwargs
+
+    def execute_into(self, out: np.ndarray, *inputs: Any) -> Any:
+        it = iter(inputs)
+        args = [next(it) if a is INPUT else a for a in self.operands]
+        return numpy_func(self.func)(*args, out=out, **self.kwargs)
+
 
 def _probe(x: Any) -> Any:
     """A stand-in with the same dtype for metadata inference (0-d for 0-d tensors)."""
