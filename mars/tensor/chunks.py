@@ -64,7 +64,10 @@ def normalize_chunk_sizes(shape: Sequence[int], chunk_size: Any, itemsize: int =
         if spec is None or (isinstance(spec, (int, np.integer)) and not isinstance(spec, bool) and spec == -1):
             result.append((length,) if length else (0,))
         elif isinstance(spec, (tuple, list)):
-            sizes = tuple(_check_size(s, f"on axis {dim}") if s != 0 or length == 0 else 0 for s in spec)
+            sizes = tuple(
+                0 if isinstance(s, (int, np.integer)) and s == 0 and length == 0 else _check_size(s, f"on axis {dim}")
+                for s in spec
+            )
             if sum(sizes) != length:
                 raise ValueError(f"chunk_size {tuple(spec)!r} on axis {dim} sums to {sum(sizes)}, the axis has length {length}")
             result.append(sizes)

@@ -44,6 +44,11 @@ def _binary(func: Callable) -> tuple[Callable, Callable, Callable]:
 
     def inplace(self: Tensor, other: Any) -> Tensor:
         result = func(self, other)
+        if tuple(result.shape) != tuple(self.shape):
+            raise ValueError(
+                f"non-broadcastable output operand with shape {tuple(self.shape)} "
+                f"doesn't match the broadcast shape {tuple(result.shape)}"
+            )
         if result.dtype != self.dtype:
             if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
                 raise TypeError(
@@ -55,6 +60,20 @@ def _binary(func: Callable) -> tuple[Callable, Callable, Callable]:
         return self
 
     return forward, reverse, inplace
+
+
+def _operator_power(power: Callable, square: Callable) -> Callable:
+    """``t ** 2`` is ``square(t)``, as numpy's operator does (it differs in dtype for bool)."""
+
+    def pow_(base: Any, exponent: Any) -> Any:
+        if isinstance(exponent, (int, float, np.integer, np.floating)) and not isinstance(exponent, (bool, np.bool_)):
+            float_exponent = isinstance(exponent, (float, np.floating))
+            if exponent == 2 and not (float_exponent and base.dtype.kind not in "fc"):
+                return square(base)
+        return power(base, exponent)
+
+    pow_.__name__ = "power"
+    return pow_
 
 
 def _defer(other: Any) -> bool:
@@ -73,6 +92,8 @@ def install(namespace: ModuleType) -> None:
         if func is None:
             continue
         forward, reverse, inplace = _binary(func)
+        if short == "pow" and get("square") is not None:
+            forward, _, inplace = _binary(_operator_power(func, get("square")))
         setattr(Tensor, f"__{short}__", forward)
         setattr(Tensor, f"__r{short}__", reverse)
         if short != "divmod":

@@ -217,6 +217,8 @@ def _fast_power(func: str, operands: list, kwargs: dict, dtype: np.dtype) -> tup
     if func != "power" or kwargs or len(operands) != 2 or not isinstance(operands[0], TensorData):
         return func, operands
     exponent = operands[1]
+    if dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool) and exponent < 0:
+        raise ValueError("Integers to negative integer powers are not allowed.")
     if isinstance(exponent, (bool, np.bool_)) or not isinstance(exponent, (int, float, np.integer, np.floating)):
         return func, operands
     target = _POWER_SHORTCUTS.get(exponent)  # type: ignore[call-overload]
@@ -227,8 +229,20 @@ def _fast_power(func: str, operands: list, kwargs: dict, dtype: np.dtype) -> tup
     return target, operands[:1]
 
 
+def _single_out(out: Any) -> Any:
+    """numpy passes ``out`` as a 1-tuple; users pass a tensor or None."""
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise TypeError(f"out must be a tensor or a 1-tuple, got a {len(out)}-tuple")
+        out = out[0]
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"out must be a mars Tensor, got {type(out).__name__}")
+    return out
+
+
 def apply_ufunc(func: str, *args: Any, out: Any = None, where: Any = True, **kwargs: Any) -> Tensor:
     """Build ``np.<func>(*args, **kwargs)`` lazily over tensors; numpy's errors, raised now."""
+    out = _single_out(out)
     operands = [_as_operand(a) for a in args]
     inputs = [a for a in operands if isinstance(a, TensorData)]
     kwargs = {k: v for k, v in kwargs.items() if v is not None or k != "dtype"}
@@ -236,8 +250,7 @@ def apply_ufunc(func: str, *args: Any, out: Any = None, where: Any = True, **kwa
     func, operands = _fast_power(func, operands, kwargs, dtype)
     shape = broadcast_shapes(*(a.shape for a in inputs)) if inputs else ()
     op = TensorUfunc(func=func, operands=tuple(INPUT if isinstance(a, TensorData) else a for a in operands), kwargs=kwargs)
-    order = "C"
-    result = op.new_tensor(inputs, shape, dtype, order=order)
+    result = op.new_tensor(inputs, shape, dtype, order="C")
     if where is not True:
         result = where_(where, result, out if out is not None else result)
     if out is not None:
@@ -245,19 +258,15 @@ def apply_ufunc(func: str, *args: Any, out: Any = None, where: Any = True, **kwa
     return result
 
 
-def _assign_out(out: Any, result: Tensor) -> Tensor:
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise TypeError(f"out must be a tensor or a 1-tuple, got a {len(out)}-tuple")
-        out = out[0]
-    if not isinstance(out, Tensor):
-        raise TypeError(f"out must be a mars Tensor, got {type(out).__name__}")
-    if tuple(out.shape) != tuple(result.shape):
+def _assign_out(out: Tensor, result: Tensor) -> Tensor:
+    if broadcast_shapes(out.shape, result.shape) != tuple(out.shape):
         raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't match the broadcast shape {result.shape}")
     if not np.can_cast(result.dtype, out.dtype, casting="same_kind"):
         raise TypeError(f"Cannot cast ufunc output from dtype('{result.dtype}') to dtype('{out.dtype}') with casting rule 'same_kind'")
     if result.dtype != out.dtype:
         result = apply_ufunc("asarray", result, dtype=out.dtype)
+    if tuple(result.shape) != tuple(out.shape):
+        result = where_(True, result, out)  # numpy broadcasts the inputs to out's shape
     out.data = result.data
     return out
 

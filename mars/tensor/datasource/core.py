@@ -49,7 +49,7 @@ class ArrayDataSource(TensorOperator):
     @classmethod
     def tile(cls, op: ArrayDataSource) -> Tiled:
         def chunk_op(index: tuple, slices: tuple, shape: tuple) -> ArrayDataSource:
-            return ArrayDataSource(data=op.data[slices], token=(op.token, index), nsplits=None)
+            return ArrayDataSource(data=op.data[slices], token=(op.token, tuple((s.start, s.stop) for s in slices)), nsplits=None)
 
         return grid_tile(op, chunk_op)
 
