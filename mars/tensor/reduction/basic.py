@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core import Tensor, tensor_data
 from ..datasource.core import astensor
-from .core import TensorReduction, reduce_tensor, reduction_dtype
+from .core import TensorReduction, normalize_axis, reduce_tensor, reduction_dtype
 
 
 class _Monoid(TensorReduction):
@@ -57,10 +57,16 @@ class TensorAll(_NoDtypeMonoid):
 
 def _empty_check(a: Any, axis: Any, name: str) -> None:
     data = tensor_data(a)
-    axes = range(data.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
-    axes = [a % data.ndim for a in axes if -data.ndim <= a < data.ndim]
+    axes = normalize_axis(axis, data.ndim)
     if builtins.any(data.shape[d] == 0 for d in axes if isinstance(data.shape[d], int)):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+
+
+def _scalar_axis(data: Any, axis: Any) -> Any:
+    """numpy's ufunc-style reductions take axis 0 or -1 of a 0-d array as "all axes"."""
+    if data.ndim == 0 and isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and axis in (0, -1):
+        return None
+    return axis
 
 
 def sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
@@ -71,32 +77,36 @@ def sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> 
     array([4., 4., 4.])
     """
     t = astensor(a)
-    return reduce_tensor(TensorSum, t, axis, keepdims, reduction_dtype(np.sum, dtype, t.dtype))
+    return reduce_tensor(TensorSum, t, _scalar_axis(t, axis), keepdims, reduction_dtype(np.sum, dtype, t.dtype))
 
 
 def prod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
     t = astensor(a)
-    return reduce_tensor(TensorProd, t, axis, keepdims, reduction_dtype(np.prod, dtype, t.dtype))
+    return reduce_tensor(TensorProd, t, _scalar_axis(t, axis), keepdims, reduction_dtype(np.prod, dtype, t.dtype))
 
 
 def max(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     t = astensor(a)
+    axis = _scalar_axis(t, axis)
     _empty_check(t, axis, "maximum")
     return reduce_tensor(TensorMax, t, axis, keepdims, t.dtype)
 
 
 def min(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     t = astensor(a)
+    axis = _scalar_axis(t, axis)
     _empty_check(t, axis, "minimum")
     return reduce_tensor(TensorMin, t, axis, keepdims, t.dtype)
 
 
 def any(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return reduce_tensor(TensorAny, astensor(a), axis, keepdims, np.dtype(bool))
+    t = astensor(a)
+    return reduce_tensor(TensorAny, t, _scalar_axis(t, axis), keepdims, np.dtype(bool))
 
 
 def all(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return reduce_tensor(TensorAll, astensor(a), axis, keepdims, np.dtype(bool))
+    t = astensor(a)
+    return reduce_tensor(TensorAll, t, _scalar_axis(t, axis), keepdims, np.dtype(bool))
 
 
 class TensorMean(TensorReduction):
@@ -116,7 +126,7 @@ class TensorMean(TensorReduction):
     def agg_fn(self, p: tuple) -> np.ndarray:
         total, count = self.combine_fn(p)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.true_divide(total, count, dtype=self.dtype) if self.dtype.kind in "fc" else total / count
+            return total / count  # ReduceAgg casts to the output dtype
 
 
 def _count(shape: tuple, axes: tuple) -> int:
@@ -130,5 +140,10 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) ->
     """Arithmetic mean over ``axis``; float64 for integer input, as numpy."""
     t = astensor(a)
     out_dtype = reduction_dtype(np.mean, dtype, t.dtype)
-    sum_dtype = np.dtype(dtype) if dtype is not None else (out_dtype if t.dtype.kind in "biu" else None)
+    if dtype is not None:
+        sum_dtype = np.dtype(dtype)
+    elif t.dtype.kind in "biu":
+        sum_dtype = out_dtype
+    else:  # numpy sums float16 in float32 for a mean
+        sum_dtype = np.dtype(np.float32) if t.dtype == np.float16 else None
     return reduce_tensor(TensorMean, t, axis, keepdims, out_dtype, sum_dtype=sum_dtype)

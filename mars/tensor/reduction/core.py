@@ -15,12 +15,14 @@ blocks, so fusion can stream an elementwise chain into it block by block.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, ClassVar, Generator, Sequence
 
 import numpy as np
 
+from ...core.entity import has_unknown
 from ...core.operator import Tiled
 from ...core.options import options
+from ..chunks import offsets
 from ..core import Tensor, TensorOperator, tensor_data
 from ..datasource.core import astensor
 
@@ -67,30 +69,49 @@ class TensorReduction(TensorOperator):
     def agg_fn(self, partial: Any) -> np.ndarray:
         return self.combine_fn(partial)
 
-    def chunk_op(self, chunk: Any) -> TensorReduction:
-        """The op for the chunk stage of ``chunk`` (ops that need the chunk's place override this)."""
+    #: the chunk stage needs the chunk's place in the whole (``chunk_op`` gets it), so
+    #: it cannot be evaluated in row blocks, and unknown sizes are computed first
+    needs_place: ClassVar[bool] = False
+
+    def chunk_op(self, chunk: Any, place: tuple[int, ...] | None, shape: tuple | None) -> TensorReduction:
+        """The op for the chunk stage of ``chunk`` (at ``place`` of a whole of ``shape``
+        when ``needs_place``); most reductions use themselves."""
         return self
 
     @classmethod
-    def tile(cls, op: TensorReduction) -> Tiled:
+    def tile(cls, op: TensorReduction) -> Generator[Any, Any, Tiled]:
         inp, out = op.inputs[0], op.outputs[0]
+        place_of = yield from _places(op)
         axes = op.axis
-        grid = inp.chunk_shape
         kept = [d for d in range(inp.ndim) if d not in axes]
-        out_grid = [grid[d] for d in kept]
         red = op.copy()  # chunk ops carry the parameters, not the tileable graph
+        stage = PlacedReduceChunk if op.needs_place else ReduceChunk
         chunks = []
-        for out_index in np.ndindex(*out_grid):
-            group = _chunks_reduced_into(inp, out_index, kept, axes)
-            partials = [ReduceChunk(reduction=red.chunk_op(c)).new_chunk([c], **_partial_meta(c, axes)) for c in group]
+        for out_index in np.ndindex(*[inp.chunk_shape[d] for d in kept]):
+            partials = [
+                stage(reduction=red.chunk_op(c, *place_of(c))).new_chunk([c], **_partial_meta(c, axes))
+                for c in _chunks_reduced_into(inp, out_index, kept, axes)
+            ]
             while len(partials) > options.combine_size:
                 partials = _combine_level(red, partials, axes)
             shape = _out_shape(partials[0].shape, axes, op.keepdims, inp.ndim)
             index = _out_index(out_index, kept, axes, op.keepdims, inp.ndim)
             agg = ReduceAgg(reduction=red)
             chunks.append(agg.new_chunk(partials, index=index, shape=shape, dtype=out.dtype, order="C"))
-        nsplits = _out_nsplits(inp.nsplits, axes, op.keepdims)
-        return Tiled(chunks, nsplits)
+        return Tiled(chunks, _out_nsplits(inp.nsplits, axes, op.keepdims))
+
+
+def _places(op: TensorReduction) -> Generator[Any, Any, Callable[[Any], tuple]]:
+    """A function giving each chunk's (start offsets, whole shape) when the op needs them."""
+    inp = op.inputs[0]
+    if not op.needs_place:
+        return lambda chunk: (None, None)
+    if has_unknown(inp.shape) or any(has_unknown(s) for s in inp.nsplits):
+        yield inp.chunks  # the chunks' places in the whole are needed
+        inp.refresh_shape()
+    starts = [offsets(s) for s in inp.nsplits]
+    whole = tuple(int(s) for s in inp.shape)
+    return lambda chunk: (tuple(starts[d][i] for d, i in enumerate(chunk.index)), whole)
 
 
 def _chunks_reduced_into(inp: Any, out_index: tuple, kept: list[int], axes: tuple[int, ...]) -> list:
@@ -142,14 +163,18 @@ def _out_nsplits(nsplits: tuple, axes: tuple[int, ...], keepdims: bool) -> tuple
     return tuple(s for d, s in enumerate(nsplits) if d not in axes)
 
 
-class ReduceChunk(TensorOperator):
-    """Chunk stage: one chunk → its partial. Fusible; merges partials of row blocks."""
+class PlacedReduceChunk(TensorOperator):
+    """Chunk stage: one chunk → its partial. Fusible, but run on the whole chunk."""
 
     params = ("reduction",)
     fusible = True
 
     def execute(self, x: np.ndarray) -> Any:
         return self.reduction.chunk_fn(x)
+
+
+class ReduceChunk(PlacedReduceChunk):
+    """Chunk stage whose partials of row blocks merge: fusion streams row blocks into it."""
 
     def merge_blocks(self, partials: list) -> Any:
         """Partials of consecutive row blocks of one chunk → the chunk's partial."""
