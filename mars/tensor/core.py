@@ -14,6 +14,29 @@ from ..core.session import get_default_session, resolve_session
 from ..core.tiling import TILING
 
 
+class _Input:
+    """Placeholder in ``operands`` for the next input tensor."""
+
+    _instance: _Input | None = None
+
+    def __new__(cls) -> _Input:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __reduce__(self) -> str:
+        return "INPUT"
+
+    def __repr__(self) -> str:
+        return "INPUT"
+
+    def __mars_tokenize__(self) -> str:
+        return "<input>"
+
+
+INPUT = _Input()
+
+
 class TensorChunkData(ChunkData):
     __slots__ = ("dtype", "order")
 

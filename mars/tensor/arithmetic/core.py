@@ -17,32 +17,11 @@ from ...core.entity import has_unknown
 from ...core.operator import Tiled
 from ...core.tiling import tile_now
 from ..chunks import common_splits
-from ..core import Tensor, TensorData, TensorOperator, is_tensor, tensor_data
+from ..core import INPUT, Tensor, TensorData, TensorOperator, is_tensor, tensor_data
 from ..datasource.core import astensor
 from ..rechunk import rechunk
 
 
-class _Input:
-    """Placeholder in ``operands`` for the next input tensor."""
-
-    _instance: _Input | None = None
-
-    def __new__(cls) -> _Input:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __reduce__(self) -> str:
-        return "INPUT"
-
-    def __repr__(self) -> str:
-        return "INPUT"
-
-    def __mars_tokenize__(self) -> str:
-        return "<input>"
-
-
-INPUT = _Input()
 
 
 def _is_nan(d: Any) -> bool:

@@ -74,7 +74,7 @@ class TensorFull(TensorOperator):
         return np.full(self.shape, self.fill_value, dtype=self.dtype, order=self.order)
 
 
-def _order(order: str) -> str:
+def check_order(order: str) -> str:
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', got {order!r}")
     return order
@@ -92,7 +92,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, chunk_size: Any = None,
     shape = check_shape(shape)
     dtype = np.dtype(dtype) if dtype is not None else np.array(fill_value).dtype
     nsplits = normalize_chunk_sizes(shape, chunk_size, dtype.itemsize)
-    op = TensorFull(fill_value=fill_value, dtype=dtype, shape=shape, order=_order(order), nsplits=nsplits)
+    op = TensorFull(fill_value=fill_value, dtype=dtype, shape=shape, order=check_order(order), nsplits=nsplits)
     return op.new_tensor([], shape, dtype, order=order)
 
 

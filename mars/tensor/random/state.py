@@ -1,0 +1,228 @@
+"""``RandomState``: numpy's ``np.random`` API, making random tensors.
+
+Each call draws a fresh seed from this state's own numpy ``RandomState``, so
+two calls give different tensors and seeding the state makes the calls that
+follow reproducible. Every method takes ``chunk_size=``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core import Tensor
+from . import choice as _choice
+from . import permutation as _permutation
+from .core import random_tensor
+
+
+def _float_dtype(dtype: Any, name: str) -> np.dtype:
+    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"Unsupported dtype {dtype!r} for {name}")
+    return dtype
+
+
+def _dims(dn: tuple) -> tuple:
+    return dn[0] if len(dn) == 1 and isinstance(dn[0], (tuple, list)) else dn
+
+
+class RandomState:
+    """A source of random tensors, seeded like ``np.random.RandomState``.
+
+    >>> import mars.tensor as mt
+    >>> rs = mt.random.RandomState(0)
+    >>> a = rs.rand(4, chunk_size=2)
+    >>> bool((a.execute().fetch() == a.execute().fetch()).all())  # values are fixed once built
+    True
+    """
+
+    def __init__(self, seed: Any = None):
+        self._state = np.random.RandomState(seed)
+
+    def seed(self, seed: Any = None) -> None:
+        """Reseed, so the tensors made next are reproducible."""
+        self._state.seed(seed)
+
+    def _seed(self) -> int:
+        return int(self._state.randint(0, np.iinfo(np.int64).max, dtype=np.int64))
+
+    def _sample(self, legacy: str, method: str, args: tuple, size: Any, chunk_size: Any, **kw: Any) -> Tensor:
+        return random_tensor(self._seed(), legacy, method, args, size, chunk_size, **kw)
+
+    # ----------------------------------------------------------------- uniform floats and integers
+    def random_sample(self, size: Any = None, dtype: Any = None, chunk_size: Any = None) -> Tensor:
+        """Floats uniform on ``[0, 1)``, as ``np.random.random_sample`` (``dtype`` float64 or float32).
+
+        >>> import mars.tensor as mt
+        >>> mt.random.random_sample((3, 2), chunk_size=2).shape
+        (3, 2)
+        """
+        dtype = _float_dtype(dtype, "random_sample")
+        return self._sample("random_sample", "random", (), size, chunk_size, kwargs={"dtype": dtype}, dtype=dtype)
+
+    random = ranf = sample = random_sample
+
+    def rand(self, *dn: int, dtype: Any = None, chunk_size: Any = None) -> Tensor:
+        """Floats uniform on ``[0, 1)`` of shape ``dn``, as ``np.random.rand``.
+
+        >>> import mars.tensor as mt
+        >>> mt.random.rand(2, 3).dtype
+        dtype('float64')
+        """
+        return self.random_sample(_dims(dn), dtype=dtype, chunk_size=chunk_size)
+
+    def standard_normal(self, size: Any = None, dtype: Any = None, chunk_size: Any = None) -> Tensor:
+        """Samples of the standard normal distribution, as ``np.random.standard_normal``.
+
+        >>> import mars.tensor as mt
+        >>> mt.random.standard_normal(5, chunk_size=2).shape
+        (5,)
+        """
+        dtype = _float_dtype(dtype, "standard_normal")
+        return self._sample("standard_normal", "standard_normal", (), size, chunk_size, kwargs={"dtype": dtype},
+                            dtype=dtype)
+
+    def randn(self, *dn: int, dtype: Any = None, chunk_size: Any = None) -> Tensor:
+        """Standard normal samples of shape ``dn``, as ``np.random.randn``.
+
+        >>> import mars.tensor as mt
+        >>> mt.random.randn(2, 2, chunk_size=1).shape
+        (2, 2)
+        """
+        return self.standard_normal(_dims(dn), dtype=dtype, chunk_size=chunk_size)
+
+    def randint(self, low: Any, high: Any = None, size: Any = None, dtype: Any = int, chunk_size: Any = None) -> Tensor:
+        """Integers on ``[low, high)`` (``[0, low)`` without ``high``), as ``np.random.randint``.
+
+        >>> import mars.tensor as mt
+        >>> t = mt.random.randint(5, 10, size=4, chunk_size=2)
+        >>> bool(((t >= 5) & (t < 10)).all().execute().fetch()), t.dtype
+        (True, dtype('int64'))
+        """
+        args = (low,) if high is None else (low, high)
+        return self._sample("randint", "integers", args, size, chunk_size, kwargs={"dtype": np.dtype(dtype)})
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Floats uniform on ``[low, high)``, as ``np.random.uniform``.
+
+        >>> import mars.tensor as mt
+        >>> mt.random.uniform(-1, 1, size=(2, 3)).shape
+        (2, 3)
+        """
+        return self._sample("uniform", "uniform", (low, high), size, chunk_size)
+
+    # ----------------------------------------------------------------- other distributions
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Normal samples, as ``np.random.normal`` (``loc``/``scale`` may be tensors).
+
+        >>> import mars.tensor as mt
+        >>> mt.random.normal(10, 2, size=100, chunk_size=30).shape
+        (100,)
+        """
+        return self._sample("normal", "normal", (loc, scale), size, chunk_size)
+
+    def poisson(self, lam: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Poisson counts, as ``np.random.poisson`` (int64)."""
+        return self._sample("poisson", "poisson", (lam,), size, chunk_size)
+
+    def binomial(self, n: Any, p: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Binomial counts, as ``np.random.binomial`` (int64)."""
+        return self._sample("binomial", "binomial", (n, p), size, chunk_size)
+
+    def exponential(self, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Exponential samples, as ``np.random.exponential``."""
+        return self._sample("exponential", "exponential", (scale,), size, chunk_size)
+
+    def standard_exponential(self, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Exponential samples with scale 1, as ``np.random.standard_exponential``."""
+        return self._sample("standard_exponential", "standard_exponential", (), size, chunk_size)
+
+    def beta(self, a: Any, b: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Beta samples, as ``np.random.beta``."""
+        return self._sample("beta", "beta", (a, b), size, chunk_size)
+
+    def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Gamma samples, as ``np.random.gamma``."""
+        return self._sample("gamma", "gamma", (shape, scale), size, chunk_size)
+
+    def standard_gamma(self, shape: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Gamma samples with scale 1, as ``np.random.standard_gamma``."""
+        return self._sample("standard_gamma", "standard_gamma", (shape,), size, chunk_size)
+
+    def lognormal(self, mean: Any = 0.0, sigma: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Log-normal samples, as ``np.random.lognormal``."""
+        return self._sample("lognormal", "lognormal", (mean, sigma), size, chunk_size)
+
+    def laplace(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Laplace samples, as ``np.random.laplace``."""
+        return self._sample("laplace", "laplace", (loc, scale), size, chunk_size)
+
+    def logistic(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Logistic samples, as ``np.random.logistic``."""
+        return self._sample("logistic", "logistic", (loc, scale), size, chunk_size)
+
+    def gumbel(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Gumbel samples, as ``np.random.gumbel``."""
+        return self._sample("gumbel", "gumbel", (loc, scale), size, chunk_size)
+
+    def geometric(self, p: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Geometric counts, as ``np.random.geometric`` (int64)."""
+        return self._sample("geometric", "geometric", (p,), size, chunk_size)
+
+    def chisquare(self, df: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Chi-square samples, as ``np.random.chisquare``."""
+        return self._sample("chisquare", "chisquare", (df,), size, chunk_size)
+
+    def standard_t(self, df: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Student's t samples, as ``np.random.standard_t``."""
+        return self._sample("standard_t", "standard_t", (df,), size, chunk_size)
+
+    def standard_cauchy(self, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Cauchy samples, as ``np.random.standard_cauchy``."""
+        return self._sample("standard_cauchy", "standard_cauchy", (), size, chunk_size)
+
+    def pareto(self, a: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Pareto II samples, as ``np.random.pareto``."""
+        return self._sample("pareto", "pareto", (a,), size, chunk_size)
+
+    def weibull(self, a: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Weibull samples, as ``np.random.weibull``."""
+        return self._sample("weibull", "weibull", (a,), size, chunk_size)
+
+    def rayleigh(self, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Rayleigh samples, as ``np.random.rayleigh``."""
+        return self._sample("rayleigh", "rayleigh", (scale,), size, chunk_size)
+
+    def negative_binomial(self, n: Any, p: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Negative binomial counts, as ``np.random.negative_binomial`` (int64)."""
+        return self._sample("negative_binomial", "negative_binomial", (n, p), size, chunk_size)
+
+    def triangular(self, left: Any, mode: Any, right: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Triangular samples, as ``np.random.triangular``."""
+        return self._sample("triangular", "triangular", (left, mode, right), size, chunk_size)
+
+    def zipf(self, a: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+        """Zipf counts, as ``np.random.zipf`` (int64)."""
+        return self._sample("zipf", "zipf", (a,), size, chunk_size)
+
+    # ----------------------------------------------------------------- sampling and shuffling
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, chunk_size: Any = None) -> Tensor:
+        """A random sample of ``a`` (an integer ``n`` means ``arange(n)``), as ``np.random.choice``.
+
+        >>> import mars.tensor as mt
+        >>> s = mt.random.choice(10, size=10, replace=False, chunk_size=3).execute().fetch()
+        >>> sorted(s.tolist()) == list(range(10))
+        True
+        """
+        return _choice.choice(self._seed(), a, size=size, replace=replace, p=p, chunk_size=chunk_size)
+
+    def permutation(self, x: Any, chunk_size: Any = None) -> Tensor:
+        """``x``'s rows in random order (``arange(x)`` for an integer), as ``np.random.permutation``.
+
+        >>> import mars.tensor as mt
+        >>> sorted(mt.random.permutation(5, chunk_size=2).execute().fetch().tolist())
+        [0, 1, 2, 3, 4]
+        """
+        return _permutation.permutation(self._seed(), x, chunk_size=chunk_size)
