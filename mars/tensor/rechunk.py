@@ -70,7 +70,7 @@ def rechunk_chunks(inp: Any, nsplits: tuple, dtype: np.dtype, order: str) -> lis
             old_index = tuple(p[0] for p in combos[0])
             src = inp.chunk_at(old_index)
             if tuple(src.shape) == shape:
-                chunks.append(_reindexed(src, index))
+                chunks.append(reindexed(src, index))
                 continue
         inputs = [inp.chunk_at(tuple(p[0] for p in c)) for c in combos]
         op = RechunkPiece(
@@ -83,7 +83,7 @@ def rechunk_chunks(inp: Any, nsplits: tuple, dtype: np.dtype, order: str) -> lis
     return chunks
 
 
-def _reindexed(chunk: Any, index: tuple) -> Any:
+def reindexed(chunk: Any, index: tuple) -> Any:
     if chunk.index == index:
         return chunk
     # same data, new place in the grid: a view of the same op output
