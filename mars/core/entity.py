@@ -26,14 +26,13 @@ def has_unknown(shape: Sequence[float]) -> bool:
     return any(isinstance(s, float) and math.isnan(s) for s in shape)
 
 
-class ChunkData:
-    """One block of a tileable: ``index`` in the chunk grid, ``shape``, and the op that makes it."""
+class EntityData:
+    """What chunks and tileables share: the op that makes them, a shape, a key."""
 
-    __slots__ = ("op", "index", "shape", "key", "output_index", "__weakref__")
+    __slots__ = ("op", "shape", "key", "output_index", "__weakref__")
 
-    def __init__(self, op: Operator, index: tuple, shape: tuple, key: str, output_index: int = 0, **params: Any):
+    def __init__(self, op: Operator, shape: tuple, key: str, output_index: int = 0, **params: Any):
         self.op = op
-        self.index = index
         self.shape = shape
         self.key = key
         self.output_index = output_index
@@ -47,6 +46,16 @@ class ChunkData:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+
+class ChunkData(EntityData):
+    """One block of a tileable: ``index`` in the chunk grid, ``shape``, and the op that makes it."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, op: Operator, index: tuple, shape: tuple, key: str, output_index: int = 0, **params: Any):
+        self.index = index
+        super().__init__(op, shape, key, output_index, **params)
 
     def params(self) -> dict[str, Any]:
         """The metadata that an op needs to make a chunk like this one."""
@@ -56,29 +65,16 @@ class ChunkData:
         return f"{type(self).__name__}<op={type(self.op).__name__}, index={self.index}, key={self.key[:8]}>"
 
 
-class TileableData:
+class TileableData(EntityData):
     """A lazy whole object: metadata now, chunks once tiled."""
 
-    __slots__ = ("op", "shape", "key", "output_index", "chunks", "nsplits", "__weakref__")
+    __slots__ = ("chunks", "nsplits")
     chunk_type: type[ChunkData] = ChunkData
 
     def __init__(self, op: Operator, shape: tuple, key: str, output_index: int = 0, **params: Any):
-        self.op = op
-        self.shape = shape
-        self.key = key
-        self.output_index = output_index
         self.chunks: list[ChunkData] | None = None
         self.nsplits: tuple[tuple, ...] | None = None
-        for name, value in params.items():
-            setattr(self, name, value)
-
-    @property
-    def inputs(self) -> list:
-        return self.op.inputs
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
+        super().__init__(op, shape, key, output_index, **params)
 
     @property
     def is_tiled(self) -> bool:
