@@ -36,13 +36,14 @@ class FusedOp:
         self.output_key = output_key
         self.inputs: list = []
         self.outputs: list = []
+        self._plan = _block_plan(steps)
 
     def __repr__(self) -> str:
         return "FusedOp(" + " -> ".join(type(s.op).__name__ for s in self.steps) + ")"
 
     def execute(self, *values: Any) -> Any:
         env = dict(zip(self.input_keys, values))
-        plan = _block_plan(self.steps)
+        plan = self._plan
         if plan is not None:
             return _run_blocked(self.steps, env, *plan)
         for step in self.steps:
