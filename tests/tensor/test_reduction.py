@@ -517,3 +517,11 @@ def test_reductions_of_unknown_sizes():
     assert_eq(t.var(), kept.var())
     assert_eq(t.cumsum(), kept.cumsum())
     assert_eq(mt.cumprod(t, axis=0), kept.cumprod())
+
+
+@pytest.mark.parametrize("offset", [-3, -1, 0, 2, 5])
+@pytest.mark.parametrize("chunk_size", chunkings((5, 4)))
+def test_trace(offset, chunk_size):
+    x = np.arange(20.0).reshape(5, 4)
+    assert_eq(mt.trace(mt.tensor(x, chunk_size=chunk_size), offset), np.trace(x, offset))
+    assert_eq(mt.tensor(x.astype("int32"), chunk_size=chunk_size).trace(offset), np.trace(x.astype("int32"), offset))

