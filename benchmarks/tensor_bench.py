@@ -92,7 +92,7 @@ def dask_cases(w: dict[str, Any], threads: int) -> dict[str, Callable[[], Any]] 
         "tiny": lambda: (da.ones((5, 5), chunks=3) * 4).compute(),
         "chain-mean": lambda: ((x * 2 + 1) ** 2).mean().compute(),
         "sin-sum": lambda: da.sin(x).sum().compute(),
-        "inner": lambda: da.inner(a, a).compute(),
+        "inner": lambda: da.tensordot(a, a, axes=(1, 1)).compute(),  # dask.array has no inner
         "sum-10k-chunks": lambda: y.sum().compute(),
     }
 

@@ -25,6 +25,10 @@ from .graph import Subtask
 #: subtasks faster than this on average are taken in batches of up to _MAX_BATCH
 _BATCH_BELOW_SECONDS = 200e-6
 _MAX_BATCH = 64
+#: graphs that make or read fewer elements than this start in the calling thread alone,
+#: and get helper threads only once a subtask took longer than _SLOW_SUBTASK_SECONDS
+_SMALL_GRAPH_ELEMENTS = 100_000
+_SLOW_SUBTASK_SECONDS = 1e-3
 
 
 class ExecutionCancelled(Exception):
@@ -81,6 +85,7 @@ class _Run:
         self.finished = 0
         self.active_workers = 0
         self.avg_cost = float("inf")  # unknown until a subtask ran: no batching before that
+        self.spare_helpers = 0  # helpers not lent yet, for a graph thought small
         self._index(store)
 
     def _index(self, store: MutableMapping[str, Any]) -> None:
@@ -139,6 +144,9 @@ class _Run:
             for i, result in zip(batch, results):
                 self._complete(i, self.subtasks[i], result)
             del results
+            if self.spare_helpers and self.avg_cost > _SLOW_SUBTASK_SECONDS and self.ready:
+                _HELPERS.lend(self, self.spare_helpers)
+                self.spare_helpers = 0
             if self.on_done is not None:
                 self.on_done(self.finished, total)
             cond.notify_all() if len(self.ready) > 1 or self.finished == total else cond.notify()
@@ -202,6 +210,10 @@ def execute_subtasks(
         return {}
     run = _Run(subtasks, store, keep, on_done, cancel)
     helpers = min(n_threads, len(subtasks)) - (1 if work_in_caller else 0)
+    if work_in_caller and _estimated_elements(subtasks, store) < _SMALL_GRAPH_ELEMENTS:
+        # waking a thread would cost more than a small graph; helpers join later
+        # only if its subtasks turn out slow (e.g. Python functions on small data)
+        run.spare_helpers, helpers = helpers, 0
     if helpers > 0:
         _HELPERS.lend(run, helpers)
     if work_in_caller:
@@ -214,6 +226,31 @@ def execute_subtasks(
         _drop_owned(run)
         raise ExecutionCancelled("execution was cancelled")
     return run.shapes
+
+
+def _estimated_elements(subtasks: Sequence[Subtask], store: MutableMapping[str, Any], limit: float = 1e9) -> float:
+    """Elements the graph makes or reads from ``store``: a cheap measure of its work."""
+    total = 0.0
+    for st in subtasks:
+        steps = getattr(st.op, "steps", None)
+        for inner in steps if steps is not None else (st,):
+            for shape in inner.output_shapes:
+                total += _elements(shape)
+        for k in st.input_keys:
+            value = store.get(k)
+            total += getattr(value, "size", 1) if value is not None else 0
+        if total > limit:
+            break
+    return total
+
+
+def _elements(shape: Any) -> float:
+    if not shape:
+        return 1.0
+    n = 1.0
+    for d in shape:
+        n *= d if d == d else 1e6  # NaN: unknown until run, assume it is large
+    return n
 
 
 def _drop_owned(run: _Run) -> None:
