@@ -234,3 +234,34 @@ def test_future_cancel_from_a_session():
 
 def test_chunk_indexes_are_c_order():
     assert list(chunk_indexes([2, 2])) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+class Counted(Operator):
+    """Counts how often its chunk function runs."""
+
+    params = ("tag",)
+    runs: list = []
+
+    @classmethod
+    def tile(cls, op):
+        chunks = [Counted(tag=(op.tag, i)).new_chunk([c], index=c.index, shape=c.shape) for i, c in
+                  enumerate(op.inputs[0].chunks)] if op.inputs else [
+            Counted(tag=(op.tag, 0)).new_chunk([], index=(0,), shape=(1,))]
+        return Tiled(chunks, ((1,) * len(chunks),))
+
+    def execute(self, *inputs):
+        Counted.runs.append(self.tag)
+        return np.ones(1)
+
+
+def test_executing_several_tileables_runs_shared_work_once():
+    Counted.runs = []
+    shared = Counted(tag="shared").new_tileable([], shape=(1,))
+    a = Counted(tag="a").new_tileable([shared], shape=(1,))
+    b = Counted(tag="b").new_tileable([shared], shape=(1,))
+    sess = mars.new_session(default=False)
+    sess.execute(a, b)
+    assert sorted(t[0] for t in Counted.runs) == ["a", "b", "shared"]
+    sess.execute(a)  # already computed: nothing runs again
+    assert len(Counted.runs) == 3
+    sess.close()
