@@ -64,26 +64,26 @@ class _Progress:
     """A tqdm bar, shown only for runs over about a second (or always/never per options)."""
 
     def __init__(self, show: bool | None):
-        self._bar = None
+        self._bar: Any = None
         if show is None:
             show = options.show_progress
+        self._delay = 0.0
         if show is None:
-            show = sys.stderr.isatty()
-            delay = 1.0
-        else:
-            delay = 0.0
-        if show:
-            from tqdm import tqdm  # the bar library loads only when a bar is drawn
-
-            self._bar = tqdm(total=0, delay=delay, unit="chunk", leave=False, file=sys.stderr)
+            show, self._delay = sys.stderr.isatty(), 1.0
+        self._show = bool(show)
 
     def __call__(self, done: int, total: int) -> None:
+        if not self._show:
+            return
         bar = self._bar
-        if bar is not None:
-            if bar.total != total:
-                bar.total = total
-            bar.n = done
-            bar.refresh() if done == total else bar.update(0)
+        if bar is None:
+            from tqdm import tqdm  # the bar library loads only when a bar is drawn
+
+            bar = self._bar = tqdm(total=total, delay=self._delay, unit="chunk", leave=False, file=sys.stderr)
+        if bar.total != total:
+            bar.total = total
+        bar.n = done
+        bar.refresh() if done == total else bar.update(0)
 
     def close(self) -> None:
         if self._bar is not None:
