@@ -187,7 +187,7 @@ class Session:
                 tiler = Tiler(lambda chunks, want: self._run_stage(chunks, want, stage_keys, cancel))
                 with _gc_paused():
                     tiler.tile(targets)
-                chunks = [c for t in targets for c in t.chunks]
+                chunks = [c for t in targets for c in t.chunks or ()]
                 try:
                     self._compute(chunks, cancel, progress)
                 except BaseException:
@@ -225,7 +225,7 @@ class Session:
         if data in self._held:
             return
         self._held.add(data)
-        keys = [c.key for c in data.chunks]
+        keys = [c.key for c in data.chunks or ()]
         for k in keys:
             self._key_refs[k] = self._key_refs.get(k, 0) + 1
         weakref.finalize(data, _release, weakref.ref(self), keys)

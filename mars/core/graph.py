@@ -34,7 +34,7 @@ def _subtask_of(op: Any) -> Subtask:
         op,
         [c.key for c in op.inputs],
         list(op.output_keys),
-        [c.shape if c is not None else None for c in outputs],
+        [c.shape if c is not None else () for c in outputs],
         [getattr(c, "dtype", None) for c in outputs],
     )
 

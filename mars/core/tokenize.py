@@ -22,7 +22,7 @@ def _normalize_array(a: np.ndarray) -> str:
         return "obj-array:" + repr(a.dtype) + repr(a.shape) + _digest(repr(a.tolist()).encode())
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
-    raw = memoryview(a.reshape(-1).view(np.uint8)) if a.size else memoryview(b"")
+    raw = memoryview(a.reshape(-1).view(np.uint8)) if a.size else memoryview(b"")  # type: ignore[arg-type]
     sample = raw if len(raw) <= 4 * _SAMPLE_BYTES else raw[:: max(1, len(raw) // _SAMPLE_BYTES)]
     return f"array:{a.dtype.str}:{a.shape}:{zlib.crc32(raw):x}:{_digest(bytes(sample))}"
 

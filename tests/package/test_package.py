@@ -58,9 +58,10 @@ def test_serialization_imports_nothing_from_mars() -> None:
         assert not re.search(r"^\s*(from|import)\s+mars\b|^\s*from\s+\.\.", text, re.M), path.name
 
 
-def test_mypy_passes_on_oscar_and_serialization() -> None:
+def test_mypy_passes_on_oscar_serialization_core_and_session() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", str(ROOT / "oscar"), str(ROOT / "serialization")],
+        [sys.executable, "-m", "mypy", str(ROOT / "oscar"), str(ROOT / "serialization"), str(ROOT / "core"),
+         str(ROOT / "session.py")],
         capture_output=True,
         text=True,
         timeout=300,
@@ -78,3 +79,29 @@ def test_no_unused_imports_or_undefined_names() -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _imported_mars_modules(package: str) -> set[tuple[str, str]]:
+    """(file, imported module) pairs for the mars modules a package's files import."""
+    found = set()
+    pattern = re.compile(r"^\s*(?:from|import)\s+(\.+[\w.]*|mars[\w.]*)", re.M)
+    for path in (ROOT / package).rglob("*.py"):
+        depth = len(path.relative_to(ROOT).parts) - 1  # packages between mars/ and the file
+        for match in pattern.finditer(path.read_text()):
+            target = match.group(1)
+            if target.startswith("."):
+                dots = len(target) - len(target.lstrip("."))
+                base = list(path.relative_to(ROOT).parts[:depth][: depth - dots + 1])
+                target = ".".join(["mars", *base, target.lstrip(".")]).rstrip(".")
+            found.add((path.name, target))
+    return found
+
+
+def test_layers_import_downward_only() -> None:
+    rules = {
+        "core": ("mars.tensor", "mars.dataframe", "mars.services", "mars.session", "mars.deploy"),
+        "tensor": ("mars.dataframe", "mars.services", "mars.session", "mars.deploy"),
+    }
+    for package, forbidden in rules.items():
+        for name, target in _imported_mars_modules(package):
+            assert not target.startswith(forbidden), f"mars/{package}/{name} imports {target}"
