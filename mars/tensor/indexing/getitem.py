@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...core.operator import Tiled
-from ..base.shape import moveaxis, ravel
+from ..base.shape import moveaxis, ravel, reshape
 from ..base.join import stack
 from ..base.reshape import known_sizes, rechunked
 from ..core import Tensor, TensorData, TensorOperator, tensor_data
@@ -45,6 +45,9 @@ def getitem(t: Tensor, index: Any) -> Tensor:
     data = tensor_data(t)
     entries = parse_index(data.shape, index)
     bools = [i for i, e in enumerate(entries) if isinstance(e, BoolArray)]
+    if bools == [0] and entries[0].value.ndim == 0 and all(_full(e, s) for e, s in zip(entries[1:], data.shape)):
+        # a 0-d mask adds a leading axis of length 1 (true) or 0 (false), as numpy does
+        return bool_index(reshape(t, (1,) + tuple(data.shape)), reshape(astensor(entries[0].value), (1,)))
     if bools == [0] and entries[0].value.ndim >= 1:
         k = entries[0].value.ndim
         if all(_full(e, data.shape[k + j]) for j, e in enumerate(entries[1:])):
