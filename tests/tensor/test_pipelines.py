@@ -9,7 +9,8 @@ from tensor_testing import assert_eq
 
 import mars.tensor as mt
 
-STEPS = ["add", "sin", "transpose", "slice", "ravel", "sum_axis", "concat", "mask_sum", "square_T", "cumsum", "fancy"]
+STEPS = ["add", "sin", "transpose", "slice", "ravel", "sum_axis", "concat", "mask_sum", "square_T", "cumsum", "fancy",
+         "setitem", "reshape", "var", "argmax", "rechunk", "where", "stack_split"]
 
 
 def _apply(step: str, t, x, draw):
@@ -35,6 +36,27 @@ def _apply(step: str, t, x, draw):
         return t @ t.T, x @ x.T
     if step == "cumsum" and x.ndim:
         return mt.cumsum(t, axis=-1), np.cumsum(x, axis=-1)
+    if step == "setitem" and x.ndim and x.shape[0]:
+        i = draw(st.integers(0, x.shape[0] - 1))
+        t, x = t * 1, x.copy()
+        t[i] = -1.0
+        x[i] = -1.0
+        return t, x
+    if step == "reshape" and x.size:
+        return t.reshape(-1, 1) if x.ndim != 2 else t.reshape(x.shape[1], x.shape[0]), (
+            x.reshape(-1, 1) if x.ndim != 2 else x.reshape(x.shape[1], x.shape[0]))
+    if step == "var" and x.ndim and x.size:
+        axis = draw(st.integers(0, x.ndim - 1))
+        return t.var(axis=axis), x.var(axis=axis)
+    if step == "argmax" and x.ndim and x.size:
+        return mt.argmax(t, axis=0), np.argmax(x, axis=0)
+    if step == "rechunk" and x.ndim:
+        return t.rechunk(draw(st.integers(1, 4))), x
+    if step == "where":
+        return mt.where(t > 0.3, t, -t), np.where(x > 0.3, x, -x)
+    if step == "stack_split" and x.ndim and x.shape[0] >= 2:
+        parts = mt.split(t, [1], axis=0)
+        return mt.stack([parts[0], parts[0] + 1]), np.stack([x[:1], x[:1] + 1])
     if step == "fancy" and x.ndim and x.shape[0]:
         idx = draw(st.lists(st.integers(0, x.shape[0] - 1), min_size=1, max_size=4))
         return t[idx], x[idx]
