@@ -55,7 +55,7 @@ class _Helpers:
         while True:
             run = inbox.get()
             try:
-                run.work()
+                run.work(helper=True)
             finally:
                 with self._lock:
                     self._idle.append(inbox)
@@ -108,12 +108,20 @@ class _Run:
         self.ready = [i for i, n in enumerate(self.waiting) if n == 0]
         heapq.heapify(self.ready)
 
-    def work(self) -> None:
+    def work(self, helper: bool = False) -> None:
         cond = self.cond
         with cond:
             self.active_workers += 1
             try:
                 self._loop(cond)
+            except BaseException as e:
+                # e.g. Ctrl-C while the calling thread waits, or a failing progress callback:
+                # the run stops everywhere; a helper hands the error to the caller
+                self.cancelled = True
+                if not helper:
+                    raise
+                if self.error is None:
+                    self.error = e
             finally:
                 self.active_workers -= 1
                 cond.notify_all()
@@ -216,9 +224,16 @@ def execute_subtasks(
         run.spare_helpers, helpers = helpers, 0
     if helpers > 0:
         _HELPERS.lend(run, helpers)
-    if work_in_caller:
-        run.work()
-    run.wait()
+    try:
+        if work_in_caller:
+            run.work()
+        run.wait()
+    except BaseException:
+        with run.cond:
+            run.cancelled = True
+        run.wait()  # helpers finish the subtask in hand, then stop
+        _drop_owned(run)
+        raise
     if run.error is not None:
         _drop_owned(run)
         raise run.error

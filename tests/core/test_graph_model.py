@@ -265,3 +265,19 @@ def test_executing_several_tileables_runs_shared_work_once():
     sess.execute(a)  # already computed: nothing runs again
     assert len(Counted.runs) == 3
     sess.close()
+
+
+def test_interrupt_in_the_calling_thread_stops_the_helpers():
+    chunks = [Slow(value=i, delay=0.02).new_chunk([], index=(i,), shape=()) for i in range(40)]
+    store = {}
+    calls = []
+
+    def interrupt(done, total):
+        calls.append(done)
+        if len(calls) >= 3 and threading.current_thread() is threading.main_thread():
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        execute_subtasks(build_subtasks(chunks, store.__contains__), store, set(), n_threads=2, on_done=interrupt)
+    time.sleep(0.1)
+    assert store == {} and len(calls) < 10  # nothing left behind, and the helper stopped early
