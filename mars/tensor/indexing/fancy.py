@@ -51,18 +51,25 @@ def _fetch_indices(tensors: Sequence[TensorData], x: Any, axis: int) -> Generato
     return result
 
 
-def _tile_points(op: TensorFancyIndex, x: Any, arrays: list) -> Tiled:
-    out, axis, m = op.outputs[0], op.axis, len(arrays)
-    bshape = arrays[0].shape
-    coords = [a.ravel() for a in arrays]
-    grid_m = [x.chunk_shape[axis + j] for j in range(m)]
-    cids, locals_ = [], []
-    for j, c in enumerate(coords):
+def locate_points(x: Any, axis: int, arrays: Sequence[np.ndarray]) -> tuple[list, list]:
+    """For points given by index arrays on the axes from ``axis``: per axis, the chunk
+    each point falls in and its coordinate within that chunk."""
+    cids, local = [], []
+    for j, a in enumerate(arrays):
+        c = a.ravel()
         bounds = np.cumsum(x.nsplits[axis + j])
         cid = np.searchsorted(bounds, c, side="right")
         cids.append(cid)
-        locals_.append(c - np.concatenate([[0], bounds[:-1]])[cid])
-    group = np.ravel_multi_index(cids, grid_m) if coords[0].size else np.zeros(0, dtype=np.intp)
+        local.append(c - np.concatenate([[0], bounds[:-1]])[cid])
+    return cids, local
+
+
+def _tile_points(op: TensorFancyIndex, x: Any, arrays: list) -> Tiled:
+    out, axis, m = op.outputs[0], op.axis, len(arrays)
+    bshape = arrays[0].shape
+    grid_m = [x.chunk_shape[axis + j] for j in range(m)]
+    cids, locals_ = locate_points(x, axis, arrays)
+    group = np.ravel_multi_index(cids, grid_m) if arrays[0].size else np.zeros(0, dtype=np.intp)
     order = np.argsort(group, kind="stable")
     groups, starts = np.unique(group[order], return_index=True)
     other = [d for d in range(x.ndim) if not axis <= d < axis + m]

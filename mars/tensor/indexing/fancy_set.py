@@ -10,6 +10,7 @@ from ...core.operator import Tiled
 from ..base.reshape import known_sizes
 from ..chunks import offsets
 from ..core import Tensor, TensorData, TensorOperator, tensor_data
+from .fancy import locate_points
 from .index import IntArray
 
 
@@ -34,13 +35,7 @@ class TensorFancySet(TensorOperator):
         x = op.inputs[0]
         yield from known_sizes([x])
         axis, m = op.axis, len(op.arrays)
-        coords = [a.ravel() for a in np.broadcast_arrays(*op.arrays)]
-        cids, local = [], []
-        for j, c in enumerate(coords):
-            starts = np.asarray(offsets(x.nsplits[axis + j]))
-            cid = np.searchsorted(starts, c, side="right") - 1
-            cids.append(cid)
-            local.append(c - starts[cid])
+        cids, local = locate_points(x, axis, np.broadcast_arrays(*op.arrays))
         starts_all = [offsets(s) for s in x.nsplits]
         chunks = []
         for chunk in x.chunks:
