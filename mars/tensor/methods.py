@@ -62,14 +62,24 @@ def _binary(func: Callable) -> tuple[Callable, Callable, Callable]:
     return forward, reverse, inplace
 
 
-def _operator_power(power: Callable, square: Callable) -> Callable:
-    """``t ** 2`` is ``square(t)``, as numpy's operator does (it differs in dtype for bool)."""
+_OPERATOR_SHORTCUTS = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
+
+
+def _operator_power(power: Callable, ns: ModuleType) -> Callable:
+    """``t ** e`` as numpy's operator computes it: for some scalar exponents numpy's
+    ``**`` calls square/sqrt/reciprocal (dtypes can differ from ``np.power``, and by
+    numpy version), so ask the installed numpy which it does."""
 
     def pow_(base: Any, exponent: Any) -> Any:
-        if isinstance(exponent, (int, float, np.integer, np.floating)) and not isinstance(exponent, (bool, np.bool_)):
-            float_exponent = isinstance(exponent, (float, np.floating))
-            if exponent == 2 and not (float_exponent and base.dtype.kind not in "fc"):
-                return square(base)
+        scalar = isinstance(exponent, (int, float, np.integer, np.floating)) and not isinstance(
+            exponent, (bool, np.bool_))
+        target = _OPERATOR_SHORTCUTS.get(exponent) if scalar else None  # type: ignore[call-overload]
+        if target is not None and isinstance(base, Tensor):
+            probe = np.ones(1, dtype=base.dtype)
+            with np.errstate(all="ignore"):
+                if (probe ** exponent).dtype == getattr(np, target)(probe).dtype != np.power(probe, exponent).dtype \
+                        or (target == "square" and (probe ** exponent).dtype == np.square(probe).dtype):
+                    return getattr(ns, target)(base)
         return power(base, exponent)
 
     pow_.__name__ = "power"
@@ -93,7 +103,7 @@ def install(namespace: ModuleType) -> None:
             continue
         forward, reverse, inplace = _binary(func)
         if short == "pow" and get("square") is not None:
-            forward, _, inplace = _binary(_operator_power(func, get("square")))
+            forward, _, inplace = _binary(_operator_power(func, namespace))
         setattr(Tensor, f"__{short}__", forward)
         setattr(Tensor, f"__r{short}__", reverse)
         if short != "divmod":

@@ -648,6 +648,7 @@ def test_complex_parts(chunk_size):
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # sinc(inf), in numpy too
+@pytest.mark.filterwarnings("ignore:numpy.fix is deprecated:DeprecationWarning")  # the reference, in numpy 2.5
 @pytest.mark.parametrize("chunk_size", chunkings(SHAPE))
 def test_fix_sinc_and_infinity_tests(chunk_size):
     x = RS.uniform(-3, 3, SHAPE)

@@ -183,7 +183,7 @@ def fix(x: Any, out: Any = None) -> Tensor:
     >>> mt.fix(mt.tensor([-1.5, 1.5])).execute().fetch()
     array([-1.,  1.])
     """
-    return apply_ufunc("fix", x, out=out)
+    return apply_ufunc("trunc", x, out=out)  # np.fix is np.trunc (and deprecated in numpy 2.5)
 
 
 def isreal(x: Any) -> Tensor:
