@@ -200,7 +200,7 @@ class Session:
                 progress.close()
                 self._drop_unheld(stage_keys)
             for t in targets:
-                if has_unknown(t.shape):
+                if has_unknown(t.shape) or any(has_unknown(s) for s in t.nsplits or ()):
                     t.refresh_shape()
 
     def _run_stage(self, chunks: Sequence[ChunkData], want_values: bool, stage_keys: set, cancel: Any) -> Any:

@@ -30,10 +30,12 @@ from .arithmetic.ufuncs import *  # noqa: F401,F403,E402
 from .arithmetic.funcs import *  # noqa: F401,F403,E402
 from .reduction.stats import *  # noqa: F401,F403,E402
 from .reduction.cumulative import *  # noqa: F401,F403,E402
+from .reduction.quantile import *  # noqa: F401,F403,E402
 from .datasource.creation import *  # noqa: F401,F403,E402
 from .linalg.tensordot import *  # noqa: F401,F403,E402
 from .base.shape import *  # noqa: F401,F403,E402
 from .base.join import *  # noqa: F401,F403,E402
+from .base.sort import *  # noqa: F401,F403,E402
 from .indexing.getitem import *  # noqa: F401,F403,E402
 from .indexing.setitem import *  # noqa: F401,F403,E402  (installs Tensor.__setitem__)
 from . import linalg, random  # noqa: F401,E402

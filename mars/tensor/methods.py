@@ -130,6 +130,12 @@ def _install_adapters(ns: ModuleType) -> None:
 
         Tensor.transpose = transpose  # type: ignore[attr-defined]
         Tensor.T = property(lambda self: ns.transpose(self))  # type: ignore[attr-defined]
+    if getattr(ns, "sort", None) is not None:
+        def sort(self: Tensor, axis: Any = -1, kind: Any = None, order: Any = None) -> None:
+            """Sort in place, as ``ndarray.sort``: the tensor now holds the sorted data."""
+            self.data = ns.sort(self, axis=axis, kind=kind, order=order).data
+
+        Tensor.sort = sort  # type: ignore[attr-defined]
     if getattr(ns, "isclose", None) is not None:
         Tensor.isclose = ns.isclose  # type: ignore[attr-defined]
     if getattr(ns, "tensordot", None) is not None:

@@ -1,0 +1,112 @@
+"""``sort``: chunks sorted where they are, or a sample-based partition sort across chunks.
+
+Along an axis cut into several chunks of a 1-D tensor, ``sort`` is parallel
+sorting by regular sampling: every chunk sorts itself and offers evenly
+spaced samples; the tiling fetches the samples (a stage), picks pivots, and a
+map-reduce shuffle sends each sorted chunk's runs between pivots to their
+partitions, where they are merged. Partition sizes are known once it ran.
+For more dimensions, the axis is gathered into one chunk and each chunk sorts
+its rows.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Generator
+
+import numpy as np
+
+from ...core.operator import Fetch, Tiled
+from ...core.shuffle import ShuffleMap, ShuffleReduce, shuffle_chunks
+from ..core import Tensor, TensorData, TensorOperator, tensor_data
+from ..datasource.core import astensor
+from ..reduction.core import normalize_axis
+from .reshape import known_sizes, rechunked
+from .shape import ravel
+
+__all__ = ["sort"]
+
+
+class TensorSortChunk(TensorOperator):
+    params = ("axis",)
+
+    def execute(self, x: np.ndarray) -> np.ndarray:
+        return np.sort(x, axis=self.axis)
+
+
+class TensorSortSamples(TensorOperator):
+    """``n`` evenly spaced values of a sorted chunk."""
+
+    params = ("n",)
+
+    def execute(self, x: np.ndarray) -> np.ndarray:
+        if not len(x):
+            return x[:0]
+        return x[np.linspace(0, len(x) - 1, self.n).round().astype(np.intp)]
+
+
+class TensorSortSplit(ShuffleMap):
+    """A sorted chunk cut at the pivots."""
+
+    params = ("pivots",)
+    tileable_type = TensorData
+
+    def split(self, x: np.ndarray) -> list:
+        bounds = [0, *np.searchsorted(x, self.pivots, side="right").tolist(), len(x)]
+        return [x[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+class TensorSortMerge(ShuffleReduce):
+    tileable_type = TensorData
+
+    def combine(self, pieces: list) -> np.ndarray:
+        return np.sort(np.concatenate(pieces), kind="stable")
+
+
+class TensorSort(TensorOperator):
+    params = ("axis",)
+
+    @classmethod
+    def tile(cls, op: TensorSort) -> Generator[Any, Any, Tiled]:
+        x, out = op.inputs[0], op.outputs[0]
+        axis = op.axis
+        yield from known_sizes([x])
+        if x.ndim > 1 or x.chunk_shape[axis] == 1:
+            x = yield from rechunked(x, tuple((int(s),) if d == axis else x.nsplits[d] for d, s in enumerate(x.shape)))
+            chunks = [TensorSortChunk(axis=axis).new_chunk([c], index=c.index, shape=c.shape, dtype=out.dtype,
+                                                           order="C") for c in x.chunks]
+            return Tiled(chunks, x.nsplits)
+        return (yield from _partition_sort(x, out))
+
+
+def _partition_sort(x: Any, out: Any) -> Generator[Any, Any, Tiled]:
+    n = len(x.chunks)
+    meta = dict(dtype=out.dtype, order="C")
+    local = [TensorSortChunk(axis=0).new_chunk([c], index=c.index, shape=c.shape, **meta) for c in x.chunks]
+    samples = [TensorSortSamples(n=n).new_chunk([c], index=c.index, shape=(math.nan,), **meta) for c in local]
+    values = yield Fetch(samples)
+    pooled = np.sort(np.concatenate(values))
+    pivots = pooled[np.linspace(0, len(pooled) - 1, n + 1).round().astype(np.intp)[1:-1]] if len(pooled) else pooled
+    reduce_kws = [dict(index=(r,), shape=(math.nan,), **meta) for r in range(n)]
+    chunks = shuffle_chunks(local, n, lambda i: TensorSortSplit(pivots=pivots), lambda r: TensorSortMerge(),
+                            reduce_kws, piece_kws=lambda i, r: dict(index=(i, r), shape=(math.nan,), **meta))
+    return Tiled(chunks, ((math.nan,) * n,))
+
+
+def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None) -> Tensor:
+    """A sorted copy of ``a`` along ``axis`` (flattened when ``axis`` is None), as ``np.sort``.
+
+    >>> import mars.tensor as mt
+    >>> mt.sort(mt.tensor([3, 1, 2, 0], chunk_size=2)).fetch()
+    array([0, 1, 2, 3])
+    """
+    if order is not None:
+        raise NotImplementedError("sort(order=...) applies to structured arrays, which mars tensors do not hold")
+    t = astensor(a)
+    if axis is None:
+        t, axis = ravel(t), 0
+    if t.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    (axis,) = normalize_axis(axis, t.ndim)
+    data = tensor_data(t)
+    return TensorSort(axis=axis).new_tensor([data], data.shape, data.dtype)
