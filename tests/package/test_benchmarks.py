@@ -24,3 +24,17 @@ def test_oscar_bench_quick_run_reports_every_figure(tmp_path: pathlib.Path) -> N
     assert mars["calls/s"] > 0 and mars["GiB/s"] > 0
     assert figures["raw"]["unix"] > 0 and figures["raw"]["ping-pong"] > 0
     assert figures["xoscar"] is None
+
+
+def test_tensor_bench_quick_run_checks_answers_and_reports_every_workload(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "figures.json"
+    subprocess.run(
+        [sys.executable, str(BENCHMARKS / "tensor_bench.py"), "--quick", "--no-peers", "--repeat", "1",
+         "--json", str(out)],
+        check=True, capture_output=True, timeout=300,
+    )
+    figures = json.loads(out.read_text())
+    for engine in ("mars", "numpy-1thread", "numpy-default"):
+        assert set(figures[engine]) == {"tiny", "chain-mean", "sin-sum", "inner", "sum-10k-chunks"}
+        assert all(v > 0 for v in figures[engine].values())
+    assert figures["dask"] is None and figures["quick"] is True
