@@ -47,6 +47,13 @@ class EntityData:
     def ndim(self) -> int:
         return len(self.shape)
 
+    def __setstate__(self, state: Any) -> None:
+        slots = state[1] if isinstance(state, tuple) else state
+        for name, value in (slots or {}).items():
+            setattr(self, name, value)
+        if self.op.output_keys[self.output_index] == self.key:
+            self.op.link_output(self, self.output_index)
+
 
 class ChunkData(EntityData):
     """One block of a tileable: ``index`` in the chunk grid, ``shape``, and the op that makes it."""

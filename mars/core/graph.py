@@ -24,6 +24,15 @@ class Subtask:
     #: and their dtypes where the entity has one (tensors), else None
     output_dtypes: list[Any] = field(default_factory=list)
 
+    def __getstate__(self) -> dict:
+        # a subtask travels without the graph behind its op: a bare copy of the
+        # op (parameters only) and the keys of what it reads and writes
+        state = dict(self.__dict__)
+        copy = getattr(self.op, "copy", None)
+        if callable(copy) and hasattr(self.op, "params"):
+            state["op"] = copy()
+        return state
+
     def __repr__(self) -> str:
         return f"Subtask({type(self.op).__name__}, in={[k[:6] for k in self.input_keys]}, out={[k[:6] for k in self.output_keys]})"
 

@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 from .entity import ChunkData, TileableData
 from .tokenize import normalize, tokenize_str
+
+
+def _dead_ref() -> None:
+    """Stands for an output that was not unpickled with its op."""
+    return None
 
 
 @dataclass
@@ -51,7 +56,7 @@ class Operator:
         if kw:
             raise TypeError(f"{cls.__name__} got unknown parameters {sorted(kw)}; it takes {list(cls.params)}")
         self.inputs: list = []
-        self._outputs: list[weakref.ref] = []
+        self._outputs: list[Callable[[], Any]] = []
         self.output_keys: list[str] = []
         self.key = ""
 
@@ -111,12 +116,18 @@ class Operator:
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        # a pickled op travels alone: weak references and upstream graphs stay
-        # behind; the subtask carrying it names its inputs and outputs by key
+        # weak references do not pickle: each output links itself back when it is
+        # unpickled (see EntityData.__setstate__); a Subtask pickles a bare copy
         state["_outputs"] = []
-        state["inputs"] = []
         state.pop("_token", None)
         return state
+
+    def link_output(self, entity: Any, index: int) -> None:
+        """Point output ``index`` at ``entity`` (used when a graph is unpickled)."""
+        refs = self._outputs
+        while len(refs) <= index:
+            refs.append(_dead_ref)
+        refs[index] = weakref.ref(entity)
 
     def __mars_tokenize__(self) -> Any:
         # an op used as a parameter (a reduction carried by its chunk stages) is

@@ -281,3 +281,17 @@ def test_interrupt_in_the_calling_thread_stops_the_helpers():
         execute_subtasks(build_subtasks(chunks, store.__contains__), store, set(), n_threads=2, on_done=interrupt)
     time.sleep(0.1)
     assert store == {} and len(calls) < 10  # nothing left behind, and the helper stopped early
+
+
+def test_a_pickled_expression_keeps_its_graph_and_runs_the_same():
+    import mars.tensor as mt
+
+    x = np.random.RandomState(1).rand(20, 10)
+    t = ((mt.tensor(x, chunk_size=6) * 2)[3:17].sum(axis=0) + mt.ones(10, chunk_size=4))
+    clone = pickle.loads(pickle.dumps(t))
+    assert clone.key == t.key
+    sess = mars.new_session(default=False)
+    np.testing.assert_allclose(sess.run(clone), (x * 2)[3:17].sum(axis=0) + 1)
+    executed = pickle.loads(pickle.dumps(t.execute(session=sess)))  # tiled graphs pickle too
+    np.testing.assert_allclose(sess.run(executed), sess.fetch(t))
+    sess.close()
