@@ -8,6 +8,7 @@ Results stay in the session while the user's objects that own them live.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
 import gc
@@ -102,6 +103,8 @@ class Session:
         self._held: weakref.WeakSet = weakref.WeakSet()
         self._lock = threading.RLock()
         self._closed = False
+        self._pending: collections.deque = collections.deque()  # releases waiting for the run to end
+        self._running = 0
 
     # ----------------------------------------------------------------- public
     def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None, **kw: Any) -> Any:
@@ -183,6 +186,7 @@ class Session:
             self._check_open()
             stage_keys: set[str] = set()
             progress = _Progress(show_progress)
+            self._running += 1
             try:
                 tiler = Tiler(lambda chunks, want: self._run_stage(chunks, want, stage_keys, cancel))
                 with _gc_paused():
@@ -197,8 +201,11 @@ class Session:
                 for t in targets:
                     self._hold(t)
             finally:
+                self._running -= 1
                 progress.close()
                 self._drop_unheld(stage_keys)
+                if self._running == 0:
+                    self._apply_releases()
             for t in targets:
                 if has_unknown(t.shape) or any(has_unknown(s) for s in t.nsplits or ()):
                     t.refresh_shape()
@@ -236,8 +243,22 @@ class Session:
                 self._store.pop(k, None)
 
     def _release(self, keys: list[str]) -> None:
-        with self._lock:
-            for k in keys:
+        """Called when an executed object dies, possibly in any thread (the GC's).
+
+        It never waits for the session: a run in progress (whose helper thread
+        may be the one collecting) applies the release when it ends.
+        """
+        self._pending.append(keys)
+        if self._running == 0 and self._lock.acquire(blocking=False):
+            try:
+                if self._running == 0:
+                    self._apply_releases()
+            finally:
+                self._lock.release()
+
+    def _apply_releases(self) -> None:
+        while self._pending:
+            for k in self._pending.popleft():
                 n = self._key_refs.get(k, 0) - 1
                 if n <= 0:
                     self._key_refs.pop(k, None)

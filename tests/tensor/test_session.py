@@ -84,3 +84,18 @@ def test_fetch_executes_when_needed_and_repr_before_execution():
     assert "Tensor <op=" in repr(t) and "shape=(2, 3)" in repr(t)
     assert (t.fetch() == 2).all()
     assert isinstance(t.to_numpy(), np.ndarray)
+
+
+def test_an_object_dying_during_a_run_is_released_when_the_run_ends():
+    sess = mars.new_session(default=False)
+    done = mt.tensor(np.arange(8.0), chunk_size=4) + 1
+    sess.execute(done)
+    assert len(sess._store) == 2
+    slow = mt.tensor(np.arange(4000.0), chunk_size=1)
+    with mars.option_context({"n_threads": 1}):
+        future = sess.execute(mt.sin(slow).sum() + mt.cos(slow).sum(), wait=False)
+        del done
+        gc.collect()  # the release cannot wait for the session while it runs
+        future.result(timeout=60)
+    assert len(sess._store) == 1  # only the new result is held
+    sess.close()
