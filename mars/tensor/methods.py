@@ -18,7 +18,7 @@ from .core import Tensor
 _SAME = [
     "sum", "prod", "mean", "var", "std", "min", "max", "argmin", "argmax", "any", "all",
     "cumsum", "cumprod", "dot", "ravel", "squeeze", "swapaxes", "astype", "rechunk", "round",
-    "clip", "nonzero", "repeat", "flatten", "conj", "trace", "ptp",
+    "clip", "nonzero", "repeat", "flatten", "conj", "trace", "ptp", "argsort",
 ]
 
 _BINARY = {

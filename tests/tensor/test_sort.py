@@ -1,4 +1,4 @@
-"""sort, quantile, percentile and median against numpy across chunkings."""
+"""sort, argsort, quantile, percentile and median against numpy across chunkings."""
 
 from __future__ import annotations
 
@@ -35,6 +35,23 @@ def test_sort_nd(chunk_size, axis):
     assert t.sort(axis=axis if axis is not None else -1) is None  # in place, as ndarray.sort
     assert_eq(t, np.sort(yi, axis=axis if axis is not None else -1))
     assert_eq(before, yi)
+
+
+@pytest.mark.parametrize("n,chunk_size", [(100, 7), (1000, 100), (5, 1), (50, 50), (0, 3), (37, 10)])
+def test_argsort_1d_is_stable_and_sorts(n, chunk_size):
+    x = RS.randint(0, 20, n).astype(float)
+    if n > 3:
+        x[3] = np.nan
+    t = mt.tensor(x, chunk_size=chunk_size)
+    assert_eq(mt.argsort(t), np.argsort(x, kind="stable"))
+    assert_eq(t.argsort(), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("chunk_size", chunkings((5, 7)))
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_argsort_nd(chunk_size, axis):
+    y = RS.randint(0, 4, (5, 7))
+    assert_eq(mt.argsort(mt.tensor(y, chunk_size=chunk_size), axis=axis), np.argsort(y, axis=axis, kind="stable"))
 
 
 QS = [0.5, 0.0, 1.0, 0.33, [0.1, 0.9], [[0.2, 0.4], [0.6, 0.8]]]
@@ -78,4 +95,5 @@ def test_random_sorts_and_quantiles(n, chunk, q, seed):
     x = np.random.RandomState(seed).randint(-5, 5, n).astype(float)
     t = mt.tensor(x, chunk_size=chunk)
     assert_eq(mt.sort(t), np.sort(x))
+    assert_eq(mt.argsort(t), np.argsort(x, kind="stable"))
     assert_eq(mt.quantile(t, q), np.quantile(x, q))

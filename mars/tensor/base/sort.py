@@ -24,7 +24,7 @@ from ..reduction.core import normalize_axis
 from .reshape import known_sizes, rechunked
 from .shape import ravel
 
-__all__ = ["sort"]
+__all__ = ["sort", "argsort"]
 
 
 class TensorSortChunk(TensorOperator):
@@ -63,8 +63,40 @@ class TensorSortMerge(ShuffleReduce):
         return np.sort(np.concatenate(pieces), kind="stable")
 
 
+class TensorArgSortChunk(TensorOperator):
+    """Along the axis: stable argsort; with ``offset`` (1-D partition sort) also the sorted values."""
+
+    params = ("axis", "offset")
+
+    def execute(self, x: np.ndarray) -> Any:
+        order = np.argsort(x, axis=self.axis, kind="stable")
+        if self.offset is None:
+            return order
+        return x[order], order + self.offset
+
+
+class TensorArgSortSamples(TensorSortSamples):
+    def execute(self, pair: tuple) -> np.ndarray:
+        return super().execute(pair[0])
+
+
+class TensorArgSortSplit(TensorSortSplit):
+    def split(self, pair: tuple) -> list:
+        values, order = pair
+        bounds = [0, *np.searchsorted(values, self.pivots, side="right").tolist(), len(values)]
+        return [(values[lo:hi], order[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+class TensorArgSortMerge(TensorSortMerge):
+    def combine(self, pieces: list) -> np.ndarray:
+        values = np.concatenate([p[0] for p in pieces])
+        order = np.concatenate([p[1] for p in pieces])
+        # pieces come in chunk order and each is stable, so ties keep the input's order
+        return order[np.argsort(values, kind="stable")]
+
+
 class TensorSort(TensorOperator):
-    params = ("axis",)
+    params = ("axis", "arg")
 
     @classmethod
     def tile(cls, op: TensorSort) -> Generator[Any, Any, Tiled]:
@@ -73,22 +105,34 @@ class TensorSort(TensorOperator):
         yield from known_sizes([x])
         if x.ndim > 1 or x.chunk_shape[axis] == 1:
             x = yield from rechunked(x, tuple((int(s),) if d == axis else x.nsplits[d] for d, s in enumerate(x.shape)))
-            chunks = [TensorSortChunk(axis=axis).new_chunk([c], index=c.index, shape=c.shape, dtype=out.dtype,
-                                                           order="C") for c in x.chunks]
+            chunks = [_local_op(op).new_chunk([c], index=c.index, shape=c.shape, dtype=out.dtype, order="C")
+                      for c in x.chunks]
             return Tiled(chunks, x.nsplits)
-        return (yield from _partition_sort(x, out))
+        return (yield from _partition_sort(x, out, op.arg))
 
 
-def _partition_sort(x: Any, out: Any) -> Generator[Any, Any, Tiled]:
+def _local_op(op: TensorSort) -> TensorOperator:
+    return TensorArgSortChunk(axis=op.axis, offset=None) if op.arg else TensorSortChunk(axis=op.axis)
+
+
+_STAGES = {False: (TensorSortSamples, TensorSortSplit, TensorSortMerge),
+           True: (TensorArgSortSamples, TensorArgSortSplit, TensorArgSortMerge)}
+
+
+def _partition_sort(x: Any, out: Any, arg: bool) -> Generator[Any, Any, Tiled]:
     n = len(x.chunks)
     meta = dict(dtype=out.dtype, order="C")
-    local = [TensorSortChunk(axis=0).new_chunk([c], index=c.index, shape=c.shape, **meta) for c in x.chunks]
-    samples = [TensorSortSamples(n=n).new_chunk([c], index=c.index, shape=(math.nan,), **meta) for c in local]
+    sample_op, split_op, merge_op = _STAGES[arg]
+    starts = np.concatenate([[0], np.cumsum(x.nsplits[0])[:-1]]).astype(int)
+    local = [(TensorArgSortChunk(axis=0, offset=int(start)) if arg else TensorSortChunk(axis=0)).new_chunk(
+        [c], index=c.index, shape=c.shape, dtype=x.dtype, order="C") for c, start in zip(x.chunks, starts)]
+    samples = [sample_op(n=n).new_chunk([c], index=c.index, shape=(math.nan,), dtype=x.dtype, order="C")
+               for c in local]
     values = yield Fetch(samples)
     pooled = np.sort(np.concatenate(values))
     pivots = pooled[np.linspace(0, len(pooled) - 1, n + 1).round().astype(np.intp)[1:-1]] if len(pooled) else pooled
     reduce_kws = [dict(index=(r,), shape=(math.nan,), **meta) for r in range(n)]
-    chunks = shuffle_chunks(local, n, lambda i: TensorSortSplit(pivots=pivots), lambda r: TensorSortMerge(),
+    chunks = shuffle_chunks(local, n, lambda i: split_op(pivots=pivots), lambda r: merge_op(),
                             reduce_kws, piece_kws=lambda i, r: dict(index=(i, r), shape=(math.nan,), **meta))
     return Tiled(chunks, ((math.nan,) * n,))
 
@@ -109,4 +153,23 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None) -> Tensor:
         raise np.exceptions.AxisError(axis, 0)
     (axis,) = normalize_axis(axis, t.ndim)
     data = tensor_data(t)
-    return TensorSort(axis=axis).new_tensor([data], data.shape, data.dtype)
+    return TensorSort(axis=axis, arg=False).new_tensor([data], data.shape, data.dtype)
+
+
+def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:
+    """Indices that sort ``a`` along ``axis``, as ``np.argsort``; ties keep their order (stable).
+
+    >>> import mars.tensor as mt
+    >>> mt.argsort(mt.tensor([3, 1, 2, 1], chunk_size=2)).fetch()
+    array([1, 3, 2, 0])
+    """
+    if order is not None:
+        raise NotImplementedError("argsort(order=...) applies to structured arrays, which mars tensors do not hold")
+    t = astensor(a)
+    if axis is None:
+        t, axis = ravel(t), 0
+    if t.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    (axis,) = normalize_axis(axis, t.ndim)
+    data = tensor_data(t)
+    return TensorSort(axis=axis, arg=True).new_tensor([data], data.shape, np.dtype(np.intp))
