@@ -62,7 +62,10 @@ def normalize(obj: Any) -> str:
         return _normalize_dict(obj)
     if isinstance(obj, np.ndarray):
         return _normalize_array(obj)
-    if isinstance(obj, (np.generic, np.dtype)):
+    if isinstance(obj, np.dtype):
+        # .str is cheap and exact for plain dtypes; structured ones need their fields
+        return "dtype:" + (obj.str if obj.fields is None and obj.subdtype is None else repr(obj))
+    if isinstance(obj, np.generic):
         return f"{type(obj).__name__}:{obj!r}"
     if isinstance(obj, type):
         return f"type:{obj.__module__}.{obj.__qualname__}"
