@@ -22,6 +22,7 @@ bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) benchmarks/import_bench.py
 	$(PY) benchmarks/oscar_bench.py
+	$(PY) benchmarks/tensor_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
