@@ -32,7 +32,7 @@ from .reduction.stats import *  # noqa: F401,F403,E402
 from .reduction.cumulative import *  # noqa: F401,F403,E402
 from .reduction.quantile import *  # noqa: F401,F403,E402
 from .datasource.creation import *  # noqa: F401,F403,E402
-from .linalg.tensordot import *  # noqa: F401,F403,E402
+from .linalg.products import *  # noqa: F401,F403,E402
 from .base.shape import *  # noqa: F401,F403,E402
 from .base.join import *  # noqa: F401,F403,E402
 from .base.sort import *  # noqa: F401,F403,E402

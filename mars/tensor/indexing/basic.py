@@ -77,6 +77,8 @@ def _plans(index: tuple, inp: Any) -> list[list[tuple]]:
         sizes = inp.nsplits[axis]
         if isinstance(e, int):
             plans.append([_int_pick(e, sizes)])
+        elif _is_full(e) and has_unknown(sizes):  # every chunk as it is, sizes known later
+            plans.append([(c, slice(None), n) for c, n in enumerate(sizes)])
         else:
             plans.append(_slice_picks(e, sizes))
         axis += 1

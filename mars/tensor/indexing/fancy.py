@@ -1,12 +1,11 @@
-"""Advanced indexing: integer arrays (numpy or mars) and boolean masks.
+"""Integer-array indexing: ``x[..., i, j, ...]`` with index arrays on consecutive axes.
 
-Integer arrays on consecutive axes: the requested points are grouped by the
-input chunk they fall in, each touched chunk gives its points (in one select
-op), and one gather op per output chunk puts them back in the requested
-order. A mars index tensor's values are fetched first (tiling in stages).
-
-A boolean mask over the leading axes: each input chunk keeps the rows its
-mask chunk selects, so the result's length is known only after running.
+The requested points are cut, in their requested (C) order, into output
+chunks of about one input chunk's worth of points. For each output chunk the
+points are grouped by the input chunk they fall in; each touched input chunk
+gives its points (one select op), and one gather op puts them back in the
+requested order. A mars index tensor's values are fetched first (tiling in
+stages), then it goes as a numpy index does.
 """
 
 from __future__ import annotations
@@ -17,46 +16,56 @@ from typing import Any, Generator, Sequence
 import numpy as np
 
 from ...core.operator import Fetch, Tiled
-from ..base.reshape import known_sizes, rechunked
+from ..base.reshape import known_sizes
 from ..core import Tensor, TensorData, TensorOperator, tensor_data
 from ..datasource.core import astensor
+from .index import broadcast_unknown
 
 
 class TensorFancyIndex(TensorOperator):
-    """``x[(:,)*axis + arrays]``: int arrays (broadcast together) on axes ``axis .. axis+len(arrays)-1``."""
+    """``x[(:,)*axis + arrays]``: int arrays (broadcast together) on axes ``axis .. axis+len(arrays)-1``.
 
-    params = ("axis", "arrays", "shape")
+    ``arrays`` is None when the index arrays are mars tensors (the inputs after ``x``).
+    """
+
+    params = ("axis", "arrays")
 
     @classmethod
     def tile(cls, op: TensorFancyIndex) -> Generator[Any, Any, Tiled]:
         x = op.inputs[0]
         yield from known_sizes([x])
         arrays = op.arrays
-        if arrays is None:  # index tensors: read their values first
-            arrays = yield from _fetch_indices(op.inputs[1:], x, op.axis)
-        return _tile_points(op, x, np.broadcast_arrays(*arrays))
+        if arrays is None:
+            arrays = yield from fetch_indices(op.inputs[1:], x, op.axis)
+        broadcast_unknown(*(a.shape for a in arrays))  # numpy's error for arrays that do not broadcast
+        return _tile_points(op.outputs[0], x, op.axis, np.broadcast_arrays(*arrays))
 
 
-def _fetch_indices(tensors: Sequence[TensorData], x: Any, axis: int) -> Generator[Any, Any, list]:
-    result = []
+def fetch_indices(tensors: Sequence[TensorData], x: Any, axis: int) -> Generator[Any, Any, list]:
+    """The values of index tensors for the axes of ``x`` from ``axis`` (checked, negatives resolved)."""
+    values = yield Fetch([c for t in tensors for c in t.chunks])
+    result, at = [], 0
     for j, t in enumerate(tensors):
-        values = yield Fetch(t.chunks)
+        part, at = values[at:at + len(t.chunks)], at + len(t.chunks)
         t.refresh_shape()
-        array = np.asarray(t.assemble(values), dtype=np.intp)
+        array = np.asarray(t.assemble(part), dtype=np.intp)
         size = x.shape[axis + j]
-        if array.size and (array.max() >= size or array.min() < -size):
-            bad = array.max() if array.max() >= size else array.min()
-            raise IndexError(f"index {bad} is out of bounds for axis {axis + j} with size {size}")
-        result.append(np.where(array < 0, array + int(size), array))
+        if array.size:
+            lo, hi = int(array.min()), int(array.max())
+            if hi >= size or lo < -size:
+                raise IndexError(f"index {hi if hi >= size else lo} is out of bounds for axis {axis + j} with size {size}")
+            if lo < 0:
+                array = np.where(array < 0, array + int(size), array)
+        result.append(array)
     return result
 
 
 def locate_points(x: Any, axis: int, arrays: Sequence[np.ndarray]) -> tuple[list, list]:
     """For points given by index arrays on the axes from ``axis``: per axis, the chunk
-    each point falls in and its coordinate within that chunk."""
+    each point falls in and its coordinate within that chunk (flattened, C order)."""
     cids, local = [], []
     for j, a in enumerate(arrays):
-        c = a.ravel()
+        c = np.ravel(a)
         bounds = np.cumsum(x.nsplits[axis + j])
         cid = np.searchsorted(bounds, c, side="right")
         cids.append(cid)
@@ -64,47 +73,70 @@ def locate_points(x: Any, axis: int, arrays: Sequence[np.ndarray]) -> tuple[list
     return cids, local
 
 
-def _tile_points(op: TensorFancyIndex, x: Any, arrays: list) -> Tiled:
-    out, axis, m = op.outputs[0], op.axis, len(arrays)
-    bshape = arrays[0].shape
-    grid_m = [x.chunk_shape[axis + j] for j in range(m)]
-    cids, locals_ = locate_points(x, axis, arrays)
-    group = np.ravel_multi_index(cids, grid_m) if arrays[0].size else np.zeros(0, dtype=np.intp)
+def _row_splits(bshape: tuple, per_chunk: int) -> list[tuple[int, int]]:
+    """Rows (along the index's first dim) of each output chunk: about ``per_chunk`` points each."""
+    if not bshape:
+        return [(0, 1)]
+    rows, inner = bshape[0], math.prod(bshape[1:])
+    step = max(1, per_chunk // max(inner, 1))
+    return [(lo, min(lo + step, rows)) for lo in range(0, rows, step)] or [(0, 0)]
+
+
+def _group_points(cids: list, local: list, grid_m: list, lo: int, hi: int) -> tuple[Any, list]:
+    """Points ``lo:hi`` grouped by input chunk: (gather order or None, [(chunk coords, local points)])."""
+    part_cids = [c[lo:hi] for c in cids]
+    if hi <= lo:
+        return None, []
+    group = np.ravel_multi_index(part_cids, grid_m)
     order = np.argsort(group, kind="stable")
     groups, starts = np.unique(group[order], return_index=True)
-    other = [d for d in range(x.ndim) if not axis <= d < axis + m]
+    bounds = list(starts[1:]) + [len(order)]
+    picks = []
+    for g, a, b in zip(groups, starts, bounds):
+        sel = order[a:b] + lo
+        picks.append((np.unravel_index(g, grid_m), tuple(loc[sel] for loc in local)))
+    sorted_already = len(groups) == 1 or bool(np.all(order[1:] > order[:-1]))
+    return (None if sorted_already else order), picks
+
+
+def _tile_points(out: TensorData, x: Any, axis: int, arrays: list) -> Tiled:
+    m, bshape = len(arrays), arrays[0].shape
+    grid_m = [x.chunk_shape[axis + j] for j in range(m)]
+    cids, local = locate_points(x, axis, arrays)
+    per_chunk = math.prod(max(max(x.nsplits[axis + j]), 1) for j in range(m))
+    rows = _row_splits(bshape, per_chunk)
+    inner = math.prod(bshape[1:])
+    plans = [_group_points(cids, local, grid_m, lo * inner, hi * inner) for lo, hi in rows]
+    before, after = list(range(axis)), list(range(axis + m, x.ndim))
+    nb = len(bshape)
+    grid = [x.chunk_shape[d] for d in before] + ([len(rows)] + [1] * (nb - 1) if nb else []) + [
+        x.chunk_shape[d] for d in after]
     chunks = []
-    for other_index in np.ndindex(*[x.chunk_shape[d] for d in other]):
-        pieces = []
-        for g, lo, hi in zip(groups, starts, list(starts[1:]) + [len(order)]):
-            sel = order[lo:hi]
-            cidx = np.unravel_index(g, grid_m)
-            src = x.chunk_at(_merge(other, other_index, axis, cidx))
-            local = tuple(loc[sel] for loc in locals_)
-            shape = src.shape[:axis] + (len(sel),) + src.shape[axis + m:]
-            pieces.append(TensorSelectPoints(axis=axis, points=local).new_chunk(
-                [src], index=(len(pieces),), shape=shape, dtype=out.dtype, order="C"))
-        if not pieces:  # an empty index still yields an (empty) chunk
-            src = x.chunk_at(_merge(other, other_index, axis, (0,) * m))
+    for out_index in np.ndindex(*grid):
+        k = out_index[axis] if nb else 0
+        other = out_index[:axis] + out_index[axis + nb:]
+        order, picks = plans[k]
+        pieces = [_select(x, axis, other, cidx, points, i, out.dtype) for i, (cidx, points) in enumerate(picks)]
+        if not pieces:  # no points here: an empty piece of the right shape
             empty = tuple(np.zeros(0, dtype=np.intp) for _ in range(m))
-            pieces.append(TensorSelectPoints(axis=axis, points=empty).new_chunk(
-                [src], index=(0,), shape=src.shape[:axis] + (0,) + src.shape[axis + m:], dtype=out.dtype, order="C"))
-        shape = pieces[0].shape[:axis] + bshape + pieces[0].shape[axis + 1:]
-        index = other_index[:axis] + (0,) * len(bshape) + other_index[axis:]
-        gather = TensorGatherPoints(axis=axis, order=order, bshape=bshape)
-        chunks.append(gather.new_chunk(pieces, index=index, shape=shape, dtype=out.dtype, order="C"))
-    nsplits = tuple(x.nsplits[d] for d in other[:axis]) + tuple((b,) for b in bshape) + tuple(
-        x.nsplits[d] for d in other[axis:])
+            pieces = [_select(x, axis, other, (0,) * m, empty, 0, out.dtype)]
+        piece = pieces[0]
+        shape_b = (rows[k][1] - rows[k][0],) + tuple(bshape[1:]) if nb else ()
+        shape = piece.shape[:axis] + shape_b + piece.shape[axis + 1:]
+        gather = TensorGatherPoints(axis=axis, order=order, bshape=shape_b)
+        chunks.append(gather.new_chunk(pieces, index=out_index, shape=shape, dtype=out.dtype, order="C"))
+    nsplits = tuple(x.nsplits[d] for d in before) + (
+        (tuple(hi - lo for lo, hi in rows),) + tuple((b,) for b in bshape[1:]) if nb else ()) + tuple(
+        x.nsplits[d] for d in after)
     return Tiled(chunks, nsplits)
 
 
-def _merge(other: list, other_index: tuple, axis: int, cidx: Sequence[int]) -> tuple:
-    index = [0] * (len(other) + len(cidx))
-    for d, i in zip(other, other_index):
-        index[d] = i
-    for j, i in enumerate(cidx):
-        index[axis + j] = int(i)
-    return tuple(index)
+def _select(x: Any, axis: int, other: tuple, cidx: Sequence[int], points: tuple, i: int, dtype: Any) -> Any:
+    index = other[:axis] + tuple(int(c) for c in cidx) + other[axis:]
+    src = x.chunk_at(index)
+    shape = src.shape[:axis] + (len(points[0]),) + src.shape[axis + len(points):]
+    return TensorSelectPoints(axis=axis, points=points).new_chunk([src], index=(i,), shape=shape, dtype=dtype,
+                                                                  order="C")
 
 
 class TensorSelectPoints(TensorOperator):
@@ -124,70 +156,23 @@ class TensorGatherPoints(TensorOperator):
     def execute(self, *pieces: np.ndarray) -> np.ndarray:
         axis = self.axis
         grouped = np.concatenate(pieces, axis=axis) if len(pieces) > 1 else pieces[0]
-        result = np.empty_like(grouped)
-        target = [slice(None)] * grouped.ndim
-        target[axis] = self.order
-        result[tuple(target)] = grouped
-        return result.reshape(result.shape[:axis] + tuple(self.bshape) + result.shape[axis + 1:])
+        if self.order is not None:
+            result = np.empty_like(grouped)
+            result[(slice(None),) * axis + (self.order,)] = grouped
+            grouped = result
+        return grouped.reshape(grouped.shape[:axis] + tuple(self.bshape) + grouped.shape[axis + 1:])
 
 
 def fancy_index(t: Any, axis: int, arrays: list) -> Tensor:
     """``t`` indexed by int arrays (numpy, or mars tensors) on the axes from ``axis``."""
     data = tensor_data(t)
-    tensors = [a for a in arrays if isinstance(a, TensorData)]
-    if tensors and len(tensors) != len(arrays):
-        arrays = [a if isinstance(a, TensorData) else tensor_data(astensor(a)) for a in arrays]
-        tensors = arrays
-    if tensors:
-        bshape = np.broadcast_shapes(*(a.shape for a in arrays)) if all(
-            not any(isinstance(s, float) for s in a.shape) for a in arrays) else (math.nan,)
-        op = TensorFancyIndex(axis=axis, arrays=None, shape=None)
+    bshape = broadcast_unknown(*(tuple(a.shape) for a in arrays))
+    if any(isinstance(a, TensorData) for a in arrays):
+        tensors = [a if isinstance(a, TensorData) else tensor_data(astensor(a)) for a in arrays]
+        op = TensorFancyIndex(axis=axis, arrays=None)
         inputs = [data] + tensors
     else:
-        bshape = np.broadcast_shapes(*(a.shape for a in arrays))
-        op = TensorFancyIndex(axis=axis, arrays=tuple(arrays), shape=bshape)
+        op = TensorFancyIndex(axis=axis, arrays=tuple(arrays))
         inputs = [data]
     shape = data.shape[:axis] + tuple(bshape) + data.shape[axis + len(arrays):]
     return op.new_tensor(inputs, shape, data.dtype)
-
-
-# ----------------------------------------------------------------- boolean masks
-class TensorBoolIndex(TensorOperator):
-    """``x[mask]`` with ``mask`` over the leading ``mask.ndim`` axes of ``x``."""
-
-    params = ()
-
-    @classmethod
-    def tile(cls, op: TensorBoolIndex) -> Generator[Any, Any, Tiled]:
-        x, mask = op.inputs
-        k = mask.ndim
-        yield from known_sizes([x, mask])
-        # C order of the result = chunk order only if axes 1..k-1 are whole chunks
-        lead = (x.nsplits[0],) + tuple((int(s),) for s in x.shape[1:k])
-        x = yield from rechunked(x, lead + tuple(x.nsplits[k:]))
-        mask = yield from rechunked(mask, lead)
-        out = op.outputs[0]
-        chunks = []
-        for i in range(x.chunk_shape[0]):
-            m = mask.chunk_at((i,) + (0,) * (k - 1))
-            for rest in np.ndindex(*x.chunk_shape[k:]):
-                src = x.chunk_at((i,) + (0,) * (k - 1) + rest)
-                shape = (math.nan,) + src.shape[k:]
-                chunks.append(TensorMaskChunk().new_chunk([src, m], index=(i,) + rest, shape=shape,
-                                                          dtype=out.dtype, order="C"))
-        nsplits = ((math.nan,) * x.chunk_shape[0],) + tuple(x.nsplits[k:])
-        return Tiled(chunks, nsplits)
-
-
-class TensorMaskChunk(TensorOperator):
-    params = ()
-
-    def execute(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return x[mask]
-
-
-def bool_index(t: Any, mask: Any) -> Tensor:
-    data = tensor_data(t)
-    m = tensor_data(astensor(mask)) if not isinstance(mask, TensorData) else mask
-    shape = (math.nan,) + tuple(data.shape[m.ndim:])
-    return TensorBoolIndex().new_tensor([data, m], shape, data.dtype)

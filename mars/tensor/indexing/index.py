@@ -37,7 +37,7 @@ def _consumes(entry: Any) -> int:
     if entry is None:
         return 0
     if isinstance(entry, BoolArray):
-        return max(entry.value.ndim, 1) if entry.value.ndim else 0
+        return entry.value.ndim
     return 1
 
 
@@ -45,7 +45,7 @@ def _classify(item: Any) -> Any:
     if item is None or isinstance(item, slice) or item is Ellipsis:
         return item
     if isinstance(item, (bool, np.bool_)):
-        raise IndexError("boolean scalars as indices are not supported")
+        return BoolArray(np.asarray(item))  # numpy: a new axis of length 1 (True) or 0 (False)
     if isinstance(item, (int, np.integer)):
         return int(item)
     if is_tensor(item):
@@ -92,7 +92,7 @@ def _resolve(shape: tuple, entries: list) -> list:
         if isinstance(e, BoolArray):
             _check_mask(shape, axis, e)
             result.append(e)
-            axis += max(e.value.ndim, 1) if e.value.ndim else 0
+            axis += e.value.ndim
             continue
         size = shape[axis]
         if isinstance(e, int):
@@ -114,7 +114,8 @@ def _check_mask(shape: tuple, axis: int, e: BoolArray) -> None:
     mshape = e.value.shape
     for d, n in enumerate(mshape):
         size = shape[axis + d]
-        if not _is_nan(size) and not _is_nan(n) and n != size:
+        # numpy lets an empty mask axis through (x[np.zeros(0, bool)] is empty)
+        if not _is_nan(size) and not _is_nan(n) and n != size and n != 0:
             raise IndexError(f"boolean index did not match indexed array along axis {axis + d}; "
                              f"size of axis is {size} but size of corresponding boolean axis is {n}")
 
@@ -125,4 +126,71 @@ def _check_ints(size: Any, axis: int, e: IntArray) -> None:
         bad = hi if hi >= size else lo if lo < -size else None
         if bad is not None:
             raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {size}")
-        e.value = np.where(e.value < 0, e.value + int(size), e.value)
+        if lo < 0:
+            e.value = np.where(e.value < 0, e.value + int(size), e.value)
+
+
+def is_advanced(e: Any) -> bool:
+    return isinstance(e, (IntArray, BoolArray))
+
+
+def advanced_in_front(entries: list) -> bool:
+    """numpy's rule: advanced indices (ints count, next to arrays) split by a slice or
+    new axis put their dimensions first, adjacent ones keep their place."""
+    at = [i for i, e in enumerate(entries) if is_advanced(e) or isinstance(e, int)]
+    return at != list(range(at[0], at[-1] + 1))
+
+
+def shape_text(shape: tuple) -> str:
+    """A shape as numpy's indexing errors print it: ``(3,2)``, ``(3,)``."""
+    return "(" + ",".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def broadcast_unknown(*shapes: tuple) -> tuple:
+    """numpy's broadcast of index arrays' shapes (and its IndexError), NaN where a size is unknown."""
+    if not any(_is_nan(s) for shape in shapes for s in shape):
+        try:
+            return tuple(np.broadcast_shapes(*shapes))
+        except ValueError:
+            text = "".join(shape_text(s) + " " for s in shapes)
+            raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together with shapes {text}") from None
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    return tuple(math.nan if any(_is_nan(s) for s in col) else max(col) for col in zip(*padded))
+
+
+def _advanced_shape(e: Any) -> tuple:
+    if isinstance(e, IntArray):
+        return tuple(e.value.shape)
+    if isinstance(e, BoolArray):
+        if isinstance(e.value, np.ndarray):
+            return (int(np.count_nonzero(e.value)),)
+        return (math.nan,)
+    return ()  # an int among arrays
+
+
+def result_dims(shape: tuple, entries: list) -> list[tuple[Any, str]]:
+    """The dims of ``x[entries]`` by numpy's rules, without building anything: (size, kind),
+    kind one of "new" (a new axis), "slice", "advanced" (the advanced indices' broadcast)."""
+    has_arrays = any(is_advanced(e) for e in entries)
+    advanced = [e for e in entries if is_advanced(e) or (has_arrays and isinstance(e, int))]
+    bdims = [(n, "advanced") for n in broadcast_unknown(*(_advanced_shape(e) for e in advanced))] if advanced else []
+    front = bool(advanced) and advanced_in_front(entries)
+    dims = list(bdims) if front else []
+    axis, placed = 0, front
+    for e in entries:
+        if e is None:
+            dims.append((1, "new"))
+        elif isinstance(e, slice):
+            size = shape[axis]
+            dims.append((math.nan if _is_nan(size) else len(range(*e.indices(size))), "slice"))
+        elif not placed and (is_advanced(e) or (has_arrays and isinstance(e, int))):
+            dims.extend(bdims)
+            placed = True
+        axis += _consumes(e)
+    return dims
+
+
+def result_shape(shape: tuple, entries: list) -> tuple:
+    """The shape of ``x[entries]`` by numpy's rules, without building anything."""
+    return tuple(size for size, _ in result_dims(shape, entries))

@@ -2,29 +2,41 @@
 
 The tensor the user holds is pointed at the new data; expressions built from
 the old data are unaffected. Chunks the index does not touch are reused as
-they are (same keys, no copy). Supported: basic indexes (with a scalar, numpy
-or mars value broadcast to the indexed shape), integer arrays from numpy on
-consecutive axes (scalar or numpy values), and a boolean mask over leading
-axes with a scalar value.
+they are (same keys, no copy). The value (a scalar, array-like or tensor) is
+cast to the tensor's dtype and must broadcast to ``t[index]``'s shape, as in
+numpy; both are checked when the assignment is made, where sizes are known.
+
+- basic indexes rewrite the touched chunks' slices (``TensorSetItem``);
+- a lone boolean mask over leading axes writes chunk by chunk (:mod:`.mask`);
+- integer arrays (and masks among them) write points (:mod:`.fancy_set`); with
+  basic entries beside them, the basic part is read, the points written into
+  it, and the result assigned back as a basic index.
+
+Importing this module installs ``Tensor.__setitem__``.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Generator
 
 import numpy as np
 
 from ...core.operator import Tiled
-from ..arithmetic.core import where_
+from ...core.tiling import recursive_tile
 from ..base.reshape import known_sizes, rechunked
-from ..base.shape import broadcast_to, reshape
+from ..base.shape import broadcast_to, moveaxis, reshape
 from ..core import Tensor, TensorData, TensorOperator, is_tensor, tensor_data
-from ..datasource.core import astensor
-from .basic import _plans
+from .basic import _plans, basic_index
 from .fancy_set import fancy_set
-from .getitem import _expand_bools, getitem
-from .index import BoolArray, IntArray, parse_index
+from .getitem import lone_mask, masks_as_ints
+from .index import (
+    BoolArray, IntArray, advanced_in_front, is_advanced, parse_index, result_dims, result_shape, shape_text,
+)
+from .mask import mask_set
+
+__all__: list[str] = []
 
 
 class TensorSetChunk(TensorOperator):
@@ -33,7 +45,7 @@ class TensorSetChunk(TensorOperator):
     params = ("index", "value")
 
     def execute(self, x: np.ndarray, *value: np.ndarray) -> np.ndarray:
-        out = x.copy()
+        out = np.array(x)  # a copy (and a 0-d array where a chunk holds a numpy scalar)
         out[self.index] = value[0] if value else self.value
         return out
 
@@ -49,9 +61,8 @@ class TensorSetItem(TensorOperator):
         yield from known_sizes([x])
         plans = _plans(op.index, x)
         value = op.value
-        if len(op.inputs) > 1:  # a tensor value, cut like the touched region
-            kept = [plan for plan in plans if plan[0][2] is not None]  # ints drop their axis
-            value = yield from rechunked(op.inputs[1], tuple(tuple(p[2] for p in plan) for plan in kept))
+        if len(op.inputs) > 1:
+            value = yield from _value_like_region(op.inputs[1], plans)
         touched = {}
         for picks_index in itertools.product(*(range(len(p)) for p in plans)):
             picks = [plan[i] for plan, i in zip(plans, picks_index)]
@@ -62,6 +73,18 @@ class TensorSetItem(TensorOperator):
             touched[src] = (local, picks_index)
         chunks = [_set_chunk(c, touched.get(c.index), value, plans) for c in x.chunks]
         return Tiled(chunks, x.nsplits)
+
+
+def _value_like_region(value: TensorData, plans: list) -> Generator[Any, Any, TensorData]:
+    """A tensor value broadcast to the indexed region and cut like its pieces."""
+    kept = [plan for plan in plans if plan[0][2] is not None]  # ints drop their axis
+    splits = tuple(tuple(p[2] for p in plan) for plan in kept)
+    yield from known_sizes([value])
+    region = tuple(sum(s) for s in splits)
+    if tuple(value.shape) != region:
+        value = broadcast_to(Tensor(value), region).data
+        yield from recursive_tile(value)
+    return (yield from rechunked(value, splits))
 
 
 def _set_chunk(chunk: Any, hit: Any, value: Any, plans: list) -> Any:
@@ -80,70 +103,131 @@ def _set_chunk(chunk: Any, hit: Any, value: Any, plans: list) -> Any:
     return TensorSetChunk(index=local, value=value).new_chunk([chunk], **meta)
 
 
-def _cast_value(value: Any, dtype: np.dtype) -> Any:
-    """The value as numpy would store it (errors for values numpy refuses)."""
+def _as_value(value: Any, dtype: np.dtype) -> Any:
+    """The value as numpy would store it: a TensorData cast to ``dtype``, or a numpy copy
+    made with numpy's own conversion (and its errors, e.g. complex into float)."""
     if is_tensor(value):
-        return tensor_data(value)
-    array = np.asarray(value)
-    np.empty((), dtype=dtype)[...] = array.reshape(-1)[0] if array.size else 0  # numpy's casting errors
-    return array.astype(dtype) if array.ndim else array.astype(dtype)[()]
+        data = tensor_data(value)
+        return data if data.dtype == dtype else Tensor(data).astype(dtype).data
+    out = np.empty(np.shape(value), dtype=dtype)
+    out[...] = value
+    return out if out.ndim else out[()]
 
 
-def _basic_set(t: Tensor, entries: list, value: Any) -> TensorData:
+def _fit_value(value: Any, dims: list, entries: list, data: TensorData) -> Any:
+    """``value`` checked to broadcast to ``x[entries]`` (numpy's messages), then shaped with
+    one dim per result dim that is not a new axis (size-1 where it broadcasts)."""
+    target = tuple(size for size, _ in dims)
+    if not np.ndim(value):
+        return value
+    shape = tuple(value.shape)
+    while len(shape) > len(target) and shape[0] == 1:  # numpy drops leading ones
+        shape = shape[1:]
+    if not _broadcasts(shape, target):
+        if not any(is_advanced(e) for e in entries):
+            raise ValueError(f"could not broadcast input array from shape {shape_text(value.shape)} "
+                             f"into shape {shape_text(target)}")
+        masks = [e for e in entries if isinstance(e, BoolArray)]
+        if len(masks) == len(entries) == 1 and masks[0].value.ndim == data.ndim and len(shape) <= 1:
+            raise ValueError(f"NumPy boolean array indexing assignment cannot assign {shape[0] if shape else 1} "
+                             f"input values to the {target[0]} output values where the mask is true")
+        raise ValueError(f"shape mismatch: value array of shape {shape_text(value.shape)} could not be "
+                         f"broadcast to indexing result of shape {shape_text(target)}")
+    shape = (1,) * (len(target) - len(shape)) + shape
+    kept = tuple(n for n, (_, kind) in zip(shape, dims) if kind != "new")
+    if len(kept) == value.ndim and all(a is b or a == b for a, b in zip(kept, value.shape)):
+        return value
+    if isinstance(value, np.ndarray):
+        return value.reshape(kept)
+    if sum(map(_nan, kept)) > 1:
+        raise NotImplementedError(f"assigning a tensor of shape {value.shape} here needs its sizes; execute it first")
+    return reshape(Tensor(value), tuple(-1 if _nan(n) else n for n in kept)).data
+
+
+def _broadcasts(shape: tuple, target: tuple) -> bool:
+    if len(shape) > len(target):
+        return False
+    return all(_nan(s) or _nan(t) or s in (1, t) for s, t in zip(shape[::-1], target[::-1]))
+
+
+def _nan(s: Any) -> bool:
+    return isinstance(s, float) and math.isnan(s)
+
+
+def setitem(t: Tensor, index: Any, value: Any) -> None:
+    """``t[index] = value``: rebinds ``t`` to a new tensor with the assignment applied.
+
+    >>> import mars.tensor as mt
+    >>> t = mt.zeros(5, dtype=int, chunk_size=2)
+    >>> t[::2] = 7
+    >>> t.execute().fetch().tolist()
+    [7, 0, 7, 0, 7]
+    """
     data = tensor_data(t)
-    plain = [e for e in entries if e is not None]  # new axes add nothing to assign into
-    target_shape = tuple(getitem(t, tuple(plain)).shape)
-    value = _cast_value(value, data.dtype)
+    entries = _scalar_mask_as_new_axis(parse_index(data.shape, index))
+    value = _fit_value(_as_value(value, data.dtype), result_dims(data.shape, entries), entries, data)
+    if any(isinstance(e, BoolArray) and not e.value.ndim for e in entries):  # a false 0-d mask: nothing to write
+        return
+    t.data = assign(data, [e for e in entries if e is not None], value)  # new axes add nothing to write into
+
+
+def _scalar_mask_as_new_axis(entries: list) -> list:
+    """A true 0-d mask among basic entries writes as a new axis does; a false one writes nothing."""
+    scalars = [e for e in entries if isinstance(e, BoolArray) and e.value.ndim == 0]
+    if not scalars:
+        return entries
+    others = [e for e in entries if is_advanced(e) or isinstance(e, int)]
+    if len(scalars) > 1 or len(others) > 1 or not isinstance(scalars[0].value, np.ndarray):
+        raise NotImplementedError("assignment through a 0-d boolean index works only with slices beside it "
+                                  "and a numpy boolean")
+    return [None if e is scalars[0] and e.value else e for e in entries]
+
+
+def assign(data: TensorData, entries: list, value: Any) -> TensorData:
+    """``data`` with ``data[entries] = value`` (entries without new axes; value fitted)."""
+    masks = [i for i, e in enumerate(entries) if isinstance(e, BoolArray)]
+    if not masks and not any(isinstance(e, IntArray) for e in entries):
+        return _basic_set(data, entries, value)
+    if masks == [0] and lone_mask(entries, data.shape) and all(e == slice(None) for e in entries[1:]):
+        return mask_set(data, entries[0].value, value)
+    return _fancy_assign(data, masks_as_ints(entries), value)
+
+
+def _fancy_assign(data: TensorData, entries: list, value: Any) -> TensorData:
+    """Integer arrays: write the points into the basic part, then assign that back."""
+    basic = [slice(None) if isinstance(e, IntArray) else e for e in entries]
+    whole = all(e == slice(None) for e in basic)
+    part = data if whole else basic_index(Tensor(data), basic).data
+    axes = [i for i, e in enumerate(e for e in entries if not isinstance(e, int))  # ints drop their axis
+            if isinstance(e, IntArray)]
+    arrays = [e.value for e in entries if isinstance(e, IntArray)]
+    front = list(range(len(axes)))
+    if advanced_in_front(entries) and axes != front:
+        moved = moveaxis(Tensor(part), axes, front).data
+        written = moveaxis(Tensor(fancy_set(moved, 0, arrays, value)), front, axes).data
+    else:
+        written = fancy_set(part, axes[0], arrays, value)
+    return written if whole else _basic_set(data, basic, written)
+
+
+def _basic_set(data: TensorData, entries: list, value: Any) -> TensorData:
+    """Basic entries (ints and slices, one per axis); ``value`` fitted to ``data[entries]``."""
     inputs = [data]
-    if isinstance(value, TensorData):
-        if value.dtype != data.dtype:
-            value = tensor_data(astensor(Tensor(value)).astype(data.dtype))
-        squeezed = tuple(s for s in target_shape)
-        value = tensor_data(broadcast_to(Tensor(value), squeezed)) if tuple(value.shape) != squeezed else value
+    if isinstance(value, TensorData):  # broadcast when tiled, where sizes are known
         inputs.append(value)
         value = None
     elif np.ndim(value):
-        try:
-            value = np.broadcast_to(value, target_shape)
-        except ValueError:
-            raise ValueError(f"could not broadcast input array from shape {np.shape(value)} "
-                             f"into shape {target_shape}") from None
-        value = _with_picked_dims(value, plain, target_shape)
-    op = TensorSetItem(index=tuple(plain), value=value)
+        value = _with_picked_dims(np.broadcast_to(value, result_shape(data.shape, entries)), entries)
+    op = TensorSetItem(index=tuple(entries), value=value)
     return op.new_tileable(inputs, shape=data.shape, dtype=data.dtype, order=data.order)
 
 
-def _with_picked_dims(value: np.ndarray, plain: list, target_shape: tuple) -> np.ndarray:
+def _with_picked_dims(value: np.ndarray, entries: list) -> np.ndarray:
     """A value over the target shape, with size-1 dims put back where ints index (to slice per chunk)."""
-    shape, it = [], iter(target_shape)
-    for e in plain:
+    shape, it = [], iter(value.shape)
+    for e in entries:
         shape.append(1 if isinstance(e, int) else next(it))
     return np.ascontiguousarray(value).reshape(shape)
 
 
-def setitem(t: Tensor, index: Any, value: Any) -> None:
-    """``t[index] = value``: rebinds ``t`` to a new tensor with the assignment applied."""
-    data = tensor_data(t)
-    entries = parse_index(data.shape, index)
-    bools = [i for i, e in enumerate(entries) if isinstance(e, BoolArray)]
-    if bools == [0] and np.ndim(value) == 0 and not is_tensor(value):
-        mask = entries[0].value
-        m = tensor_data(astensor(mask)) if isinstance(mask, np.ndarray) else mask
-        full = reshape(Tensor(m), tuple(m.shape) + (1,) * (data.ndim - m.ndim))
-        t.data = where_(full, _cast_value(value, data.dtype), Tensor(data)).astype(data.dtype, copy=False).data
-        return
-    if bools:
-        entries = _expand_bools(entries)
-    if any(isinstance(e, IntArray) for e in entries):
-        t.data = fancy_set(t, entries, _cast_value(value, data.dtype))
-        return
-    t.data = _basic_set(t, entries, value)
-
-
-def _install() -> None:
-    Tensor.__setitem__ = setitem  # type: ignore[method-assign]
-
-
-_install()
-
-__all__: list[str] = []
+Tensor.__setitem__ = setitem  # type: ignore[method-assign]

@@ -1,8 +1,9 @@
-"""mt.linalg: norms and products over chunked tensors."""
+"""mt.linalg: norms and products over chunked tensors, under ``np.linalg``'s names."""
 
 from __future__ import annotations
 
-from .norms import norm
-from .tensordot import dot, inner, matmul, outer, tensordot, vdot
+from .norm import matrix_norm, norm, vector_norm
+from .products import linalg_outer as outer
+from .products import matmul, tensordot
 
-__all__ = ["norm", "dot", "inner", "matmul", "outer", "tensordot", "vdot"]
+__all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "tensordot", "outer"]
