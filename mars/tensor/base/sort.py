@@ -144,16 +144,7 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None) -> Tensor:
     >>> mt.sort(mt.tensor([3, 1, 2, 0], chunk_size=2)).fetch()
     array([0, 1, 2, 3])
     """
-    if order is not None:
-        raise NotImplementedError("sort(order=...) applies to structured arrays, which mars tensors do not hold")
-    t = astensor(a)
-    if axis is None:
-        t, axis = ravel(t), 0
-    if t.ndim == 0:
-        raise np.exceptions.AxisError(axis, 0)
-    (axis,) = normalize_axis(axis, t.ndim)
-    data = tensor_data(t)
-    return TensorSort(axis=axis, arg=False).new_tensor([data], data.shape, data.dtype)
+    return _sort_op(a, axis, order, arg=False)
 
 
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:
@@ -163,8 +154,14 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stab
     >>> mt.argsort(mt.tensor([3, 1, 2, 1], chunk_size=2)).fetch()
     array([1, 3, 2, 0])
     """
+    return _sort_op(a, axis, order, arg=True)
+
+
+def _sort_op(a: Any, axis: Any, order: Any, arg: bool) -> Tensor:
+    """The sort (or argsort) of ``a`` along ``axis``, flattened when ``axis`` is None."""
+    name = "argsort" if arg else "sort"
     if order is not None:
-        raise NotImplementedError("argsort(order=...) applies to structured arrays, which mars tensors do not hold")
+        raise NotImplementedError(f"{name}(order=...) applies to structured arrays, which mars tensors do not hold")
     t = astensor(a)
     if axis is None:
         t, axis = ravel(t), 0
@@ -172,4 +169,4 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stab
         raise np.exceptions.AxisError(axis, 0)
     (axis,) = normalize_axis(axis, t.ndim)
     data = tensor_data(t)
-    return TensorSort(axis=axis, arg=True).new_tensor([data], data.shape, np.dtype(np.intp))
+    return TensorSort(axis=axis, arg=arg).new_tensor([data], data.shape, np.dtype(np.intp) if arg else data.dtype)
