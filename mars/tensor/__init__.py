@@ -36,8 +36,7 @@ from .linalg.products import *  # noqa: F401,F403,E402
 from .base.shape import *  # noqa: F401,F403,E402
 from .base.join import *  # noqa: F401,F403,E402
 from .base.sort import *  # noqa: F401,F403,E402
-from .indexing.getitem import *  # noqa: F401,F403,E402
-from .indexing.setitem import *  # noqa: F401,F403,E402  (installs Tensor.__setitem__)
+from .indexing.api import *  # noqa: F401,F403,E402  (installs __getitem__ and __setitem__)
 from . import linalg, random  # noqa: F401,E402
 from .interop import install as _install_interop  # noqa: E402
 

@@ -51,11 +51,11 @@ def fetch_indices(tensors: Sequence[TensorData], x: Any, axis: int) -> Generator
         array = np.asarray(t.assemble(part), dtype=np.intp)
         size = x.shape[axis + j]
         if array.size:
-            lo, hi = int(array.min()), int(array.max())
-            if hi >= size or lo < -size:
-                raise IndexError(f"index {hi if hi >= size else lo} is out of bounds for axis {axis + j} with size {size}")
-            if lo < 0:
-                array = np.where(array < 0, array + int(size), array)
+            bad = np.ravel((array >= size) | (array < -size))
+            if bad.any():  # numpy names the first bad index
+                first = np.ravel(array)[np.argmax(bad)]
+                raise IndexError(f"index {first} is out of bounds for axis {axis + j} with size {size}")
+            array = np.where(array < 0, array + int(size), array)
         result.append(array)
     return result
 
@@ -111,41 +111,71 @@ def _tile_points(out: TensorData, x: Any, axis: int, arrays: list) -> Tiled:
     nb = len(bshape)
     grid = [x.chunk_shape[d] for d in before] + ([len(rows)] + [1] * (nb - 1) if nb else []) + [
         x.chunk_shape[d] for d in after]
+    pieces = _select_pieces(x, axis, m, plans, out.dtype)
     chunks = []
     for out_index in np.ndindex(*grid):
         k = out_index[axis] if nb else 0
         other = out_index[:axis] + out_index[axis + nb:]
-        order, picks = plans[k]
-        pieces = [_select(x, axis, other, cidx, points, i, out.dtype) for i, (cidx, points) in enumerate(picks)]
-        if not pieces:  # no points here: an empty piece of the right shape
-            empty = tuple(np.zeros(0, dtype=np.intp) for _ in range(m))
-            pieces = [_select(x, axis, other, (0,) * m, empty, 0, out.dtype)]
-        piece = pieces[0]
+        inputs = pieces[other][k]
         shape_b = (rows[k][1] - rows[k][0],) + tuple(bshape[1:]) if nb else ()
-        shape = piece.shape[:axis] + shape_b + piece.shape[axis + 1:]
-        gather = TensorGatherPoints(axis=axis, order=order, bshape=shape_b)
-        chunks.append(gather.new_chunk(pieces, index=out_index, shape=shape, dtype=out.dtype, order="C"))
+        shape = inputs[0].shape[:axis] + shape_b + inputs[0].shape[axis + 1:]
+        gather = TensorGatherPoints(axis=axis, order=plans[k][0], bshape=shape_b)
+        chunks.append(gather.new_chunk(inputs, index=out_index, shape=shape, dtype=out.dtype, order="C"))
     nsplits = tuple(x.nsplits[d] for d in before) + (
         (tuple(hi - lo for lo, hi in rows),) + tuple((b,) for b in bshape[1:]) if nb else ()) + tuple(
         x.nsplits[d] for d in after)
     return Tiled(chunks, nsplits)
 
 
-def _select(x: Any, axis: int, other: tuple, cidx: Sequence[int], points: tuple, i: int, dtype: Any) -> Any:
-    index = other[:axis] + tuple(int(c) for c in cidx) + other[axis:]
-    src = x.chunk_at(index)
-    shape = src.shape[:axis] + (len(points[0]),) + src.shape[axis + len(points):]
-    return TensorSelectPoints(axis=axis, points=points).new_chunk([src], index=(i,), shape=shape, dtype=dtype,
-                                                                  order="C")
+def _select_pieces(x: Any, axis: int, m: int, plans: list, dtype: Any) -> dict:
+    """{chunk coords off the index axes: per output row block, its pieces in gather order}.
+
+    Each touched input chunk is read by one select op with one output per row block it
+    feeds: with a long random index, an op per (input chunk, row block) pair would make
+    tiling quadratic in the number of chunks.
+    """
+    feeds: dict = {}  # input chunk coords on the index axes -> [(row block, its points)]
+    for k, (_, picks) in enumerate(plans):
+        for cidx, points in picks:
+            feeds.setdefault(tuple(int(c) for c in cidx), []).append((k, points))
+    others = list(np.ndindex(*[x.chunk_shape[d] for d in range(x.ndim) if not axis <= d < axis + m]))
+    result: dict = {}
+    for other in others:
+        per_block: list[list] = [[] for _ in plans]
+        for cidx, parts in sorted(feeds.items()):  # the gather takes pieces in chunk order
+            src = x.chunk_at(other[:axis] + cidx + other[axis:])
+            for k, piece in zip((k for k, _ in parts), _select(src, axis, m, [p for _, p in parts], dtype)):
+                per_block[k].append(piece)
+        for k, block in enumerate(per_block):
+            if not block:  # no points here: an empty piece of the right shape
+                src = x.chunk_at(other[:axis] + (0,) * m + other[axis:])
+                empty = tuple(np.zeros(0, dtype=np.intp) for _ in range(m))
+                block.extend(_select(src, axis, m, [empty], dtype))
+        result[other] = per_block
+    return result
+
+
+def _select(src: Any, axis: int, m: int, parts: list, dtype: Any) -> list:
+    """One op picking several groups of points from ``src``: one output chunk per group."""
+    sizes = [len(p[0]) for p in parts]
+    points = tuple(np.concatenate([p[j] for p in parts]) for j in range(m)) if len(parts) > 1 else parts[0]
+    kws = [dict(index=(i,), shape=src.shape[:axis] + (n,) + src.shape[axis + m:], dtype=dtype, order="C")
+           for i, n in enumerate(sizes)]
+    op = TensorSelectPoints(axis=axis, points=points, bounds=tuple(np.cumsum(sizes[:-1]).tolist()))
+    return op.new_chunks([src], kws)
 
 
 class TensorSelectPoints(TensorOperator):
-    """The points of one input chunk (local coordinates on consecutive axes from ``axis``)."""
+    """The points of one input chunk (local coordinates on consecutive axes from ``axis``),
+    cut at ``bounds`` into one output per row block of the result that needs them."""
 
-    params = ("axis", "points")
+    params = ("axis", "points", "bounds")
 
-    def execute(self, x: np.ndarray) -> np.ndarray:
-        return x[(slice(None),) * self.axis + tuple(self.points)]
+    def execute(self, x: np.ndarray) -> Any:
+        picked = x[(slice(None),) * self.axis + tuple(self.points)]
+        if not self.bounds:
+            return picked
+        return tuple(np.split(picked, self.bounds, axis=self.axis))
 
 
 class TensorGatherPoints(TensorOperator):

@@ -194,8 +194,6 @@ def compress(condition: Any, a: Any, axis: int | None = None) -> Tensor:
     cond = np.asarray(condition)
     if cond.ndim != 1:
         raise ValueError("condition must be a 1-d array")
-    if cond.shape[0] > t.shape[axis]:
-        raise IndexError(f"index {cond.shape[0] - 1} is out of bounds for axis {axis} with size {t.shape[axis]}")
     return take(t, np.nonzero(cond)[0], axis=axis)
 
 

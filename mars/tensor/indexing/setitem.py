@@ -168,7 +168,9 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     value = _fit_value(_as_value(value, data.dtype), result_dims(data.shape, entries), entries, data)
     if any(isinstance(e, BoolArray) and not e.value.ndim for e in entries):  # a false 0-d mask: nothing to write
         return
-    t.data = assign(data, [e for e in entries if e is not None], value)  # new axes add nothing to write into
+    # decided before new axes are dropped: one between advanced indices puts their dims in front
+    in_front = any(is_advanced(e) for e in entries) and advanced_in_front(entries)
+    t.data = assign(data, [e for e in entries if e is not None], value, in_front)  # new axes add nothing to write into
 
 
 def _scalar_mask_as_new_axis(entries: list) -> list:
@@ -183,17 +185,21 @@ def _scalar_mask_as_new_axis(entries: list) -> list:
     return [None if e is scalars[0] and e.value else e for e in entries]
 
 
-def assign(data: TensorData, entries: list, value: Any) -> TensorData:
-    """``data`` with ``data[entries] = value`` (entries without new axes; value fitted)."""
+def assign(data: TensorData, entries: list, value: Any, in_front: bool | None = None) -> TensorData:
+    """``data`` with ``data[entries] = value`` (entries without new axes; value fitted).
+
+    ``in_front``: whether numpy puts the advanced dims first (computed from
+    ``entries`` when not given).
+    """
     masks = [i for i, e in enumerate(entries) if isinstance(e, BoolArray)]
     if not masks and not any(isinstance(e, IntArray) for e in entries):
         return _basic_set(data, entries, value)
     if masks == [0] and lone_mask(entries, data.shape) and all(e == slice(None) for e in entries[1:]):
         return mask_set(data, entries[0].value, value)
-    return _fancy_assign(data, masks_as_ints(entries), value)
+    return _fancy_assign(data, masks_as_ints(entries), value, in_front)
 
 
-def _fancy_assign(data: TensorData, entries: list, value: Any) -> TensorData:
+def _fancy_assign(data: TensorData, entries: list, value: Any, in_front: bool | None) -> TensorData:
     """Integer arrays: write the points into the basic part, then assign that back."""
     basic = [slice(None) if isinstance(e, IntArray) else e for e in entries]
     whole = all(e == slice(None) for e in basic)
@@ -202,7 +208,9 @@ def _fancy_assign(data: TensorData, entries: list, value: Any) -> TensorData:
             if isinstance(e, IntArray)]
     arrays = [e.value for e in entries if isinstance(e, IntArray)]
     front = list(range(len(axes)))
-    if advanced_in_front(entries) and axes != front:
+    if in_front is None:
+        in_front = advanced_in_front(entries)
+    if in_front and axes != front:
         moved = moveaxis(Tensor(part), axes, front).data
         written = moveaxis(Tensor(fancy_set(moved, 0, arrays, value)), front, axes).data
     else:
