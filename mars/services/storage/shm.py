@@ -1,0 +1,351 @@
+"""Chunk data in POSIX shared memory: one segment per stored object.
+
+A slot process serializes a chunk (pickle protocol 5, buffers out of band)
+and copies the buffers into one segment; any process of the same host
+attaches the segment by name and deserializes with memoryviews over it, so
+numpy arrays and pandas blocks are read-only views of the segment, never
+copies. Small objects skip the segment and travel inline in their
+descriptor.
+
+Segments are files under ``/dev/shm`` (a temp directory where there is no
+``/dev/shm``), opened with ``os.open`` and mapped with :mod:`mmap` rather
+than through :class:`multiprocessing.shared_memory.SharedMemory`: that class
+registers every segment with the resource tracker, which unlinks it when the
+creating slot exits and warns, and its ``close()`` raises BufferError while
+arrays still view the segment. A mapping made here lives exactly as long as
+the arrays over it, and survives the segment's unlink.
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+import pickle
+import tempfile
+import uuid
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from ...serialization import deserialize, serialize
+from ..errors import DataNotFound, ServiceError
+
+__all__ = [
+    "INLINE_BELOW",
+    "SHM_DIR",
+    "Serialized",
+    "StorageFull",
+    "StoredObject",
+    "get_object",
+    "put_object",
+    "segment_views",
+    "unlink_object",
+    "unlink_prefix",
+    "unwrap",
+]
+
+#: objects whose pickle (header and buffers) is smaller than this travel inline
+INLINE_BELOW = 64 * 1024
+#: where segments live: tmpfs on Linux; elsewhere a temp directory (page cache backed)
+SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else os.path.join(tempfile.gettempdir(), "mars-shm")
+#: pickle headers this long (object columns, Python containers) are stored in the
+#: segment, not carried by the descriptor through every message that names the chunk
+_HEADER_IN_SEGMENT = 64 * 1024
+#: buffers start on cache-line boundaries so that vectorized kernels see aligned data
+_ALIGN = 64
+
+# Mappings attached by this process, by segment name. Weak: a mapping closes
+# when the last array viewing it dies; while one lives, readers share it.
+_attached: weakref.WeakValueDictionary[str, mmap.mmap] = weakref.WeakValueDictionary()
+
+
+class StorageFull(ServiceError, MemoryError):
+    """Shared memory has no room for an object (the tmpfs behind ``/dev/shm`` is full)."""
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    """Where a stored chunk is and how to rebuild it.
+
+    Attributes
+    ----------
+    key
+        The chunk key.
+    nbytes
+        Size of the data: the bytes held in shared memory, or the length of
+        the pickle (header and buffers) of an inline object.
+    header
+        The pickle header; empty for inline objects (``value`` is kept
+        instead) and when the header itself sits in the segment.
+    buffer_sizes
+        Sizes of the out-of-band buffers, in segment order; empty when inline.
+    shm_name
+        The shared-memory segment holding the buffers; None when inline.
+    value
+        The object itself when inline; None otherwise.
+    shm_header_size
+        Non-zero when the header was too big to carry around in the
+        descriptor: it then fills the start of the segment, this many bytes.
+    """
+
+    key: str
+    nbytes: int
+    header: bytes
+    buffer_sizes: tuple[int, ...]
+    shm_name: str | None = None
+    value: Any = None
+    shm_header_size: int = 0
+
+    @property
+    def inline(self) -> bool:
+        """Whether the object travels in the descriptor rather than in a segment."""
+        return self.shm_name is None
+
+
+def put_object(key: str, value: Any, prefix: str, inline_below: int = INLINE_BELOW) -> StoredObject:
+    """Store ``value``: inline when its pickle is small, else in a new segment.
+
+    Parameters
+    ----------
+    key
+        The chunk key, recorded in the descriptor.
+    value
+        Anything :func:`mars.serialization.serialize` accepts.
+    prefix
+        Start of the segment's name (``f"{prefix}-{unique}"``): one per
+        worker, so that :func:`unlink_prefix` can clean up after it.
+    inline_below
+        Pickles (header plus buffers) smaller than this stay inline.
+
+    Returns
+    -------
+    StoredObject
+        The descriptor; pass it to :func:`get_object` in any process of the host.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> desc = put_object("k", np.arange(100_000), "mars-doc")
+    >>> desc.inline, desc.nbytes
+    (False, 800000)
+    >>> int(get_object(desc).sum())
+    4999950000
+    >>> unlink_object(desc)
+    """
+    _check_prefix(prefix)
+    header, buffers = serialize(value)
+    sizes = tuple(b.nbytes for b in buffers)
+    if len(header) + sum(sizes) < inline_below:
+        return StoredObject(key, len(header) + sum(sizes), b"", (), None, value)
+    header_size = 0
+    if len(header) >= _HEADER_IN_SEGMENT:  # e.g. object columns: keep the pickle out of every message
+        header_size = len(header)
+        buffers = [memoryview(header), *buffers]
+        header = b""
+    name = f"{prefix}-{uuid.uuid4().hex}"
+    _write_segment(name, key, buffers)
+    return StoredObject(key, sum(sizes) + header_size, header, sizes, name, None, header_size)
+
+
+def get_object(desc: StoredObject) -> Any:
+    """The object ``desc`` describes, its arrays zero-copy views of the segment.
+
+    The views are read-only and stay valid after the segment is unlinked, for
+    as long as they are alive.
+
+    Raises
+    ------
+    DataNotFound
+        The segment is gone (the chunk was deleted, or its worker cleaned up).
+
+    Examples
+    --------
+    >>> desc = put_object("k", {"a": 1}, "mars-doc")
+    >>> desc.inline, get_object(desc)
+    (True, {'a': 1})
+    """
+    if desc.shm_name is None:
+        return desc.value
+    header, buffers = segment_views(desc)
+    return deserialize(header, buffers)
+
+
+def segment_views(desc: StoredObject) -> tuple[bytes | memoryview, list[memoryview]]:
+    """The pickle header and read-only views of the buffers of a segment-backed ``desc``.
+
+    For senders that pass the serialized form on as it is, without rebuilding
+    the object (see :class:`Serialized`).
+    """
+    assert desc.shm_name is not None, "an inline object has no segment"
+    mm = _attach(desc)
+    sizes = _sizes(desc)
+    offsets, _ = _layout(sizes)
+    with memoryview(mm) as whole:
+        # slices keep their own export of the mapping, independent of ``whole``
+        views = [whole[o : o + n] for o, n in zip(offsets, sizes)]
+    if desc.shm_header_size:
+        return views[0], views[1:]
+    return desc.header, views
+
+
+def unlink_object(desc: StoredObject) -> None:
+    """Remove the segment's name so that its memory is freed once no process maps it.
+
+    Inline descriptors and segments that are already gone are ignored.
+    """
+    if desc.shm_name is not None:
+        _unlink(desc.shm_name)
+
+
+def unlink_prefix(prefix: str) -> int:
+    """Remove every segment named ``f"{prefix}-..."``, e.g. those of a dead worker.
+
+    Only names continuing with ``-`` match, so that worker ``w1``'s cleanup
+    leaves worker ``w10``'s segments alone.
+
+    Returns
+    -------
+    int
+        How many segments were removed.
+    """
+    _check_prefix(prefix)
+    try:
+        names = os.listdir(SHM_DIR)
+    except FileNotFoundError:
+        return 0
+    start = f"{prefix}-"
+    return sum(_unlink(name) for name in names if name.startswith(start))
+
+
+class Serialized:
+    """A stored object in its serialized form, which pickles as the object itself.
+
+    A sender (a transfer actor, the storage actor) returns these so that the
+    segment's bytes go out on the socket as they are: the receiver rebuilds the
+    object while unpickling the message, and the sender never deserializes and
+    re-serializes it. Use :func:`unwrap` where the call may have been a direct
+    one within a process, which does not pickle.
+    """
+
+    __slots__ = ("buffers", "header")
+
+    def __init__(self, header: bytes | memoryview, buffers: list[memoryview]) -> None:
+        self.header, self.buffers = header, buffers
+
+    @classmethod
+    def of(cls, desc: StoredObject) -> Any:
+        """The wrapper for a segment-backed ``desc``; an inline one's value as it is."""
+        if desc.shm_name is None:
+            return desc.value
+        return cls(*segment_views(desc))
+
+    def __reduce__(self) -> tuple:
+        header = self.header if isinstance(self.header, bytes) else pickle.PickleBuffer(self.header)
+        return deserialize, (header, [pickle.PickleBuffer(b) for b in self.buffers])
+
+    def value(self) -> Any:
+        """The object, rebuilt here."""
+        return deserialize(self.header, self.buffers)
+
+
+def unwrap(value: Any) -> Any:
+    """``value``, rebuilt when it is still a :class:`Serialized`."""
+    return value.value() if isinstance(value, Serialized) else value
+
+
+# -- segments ----------------------------------------------------------------
+def _check_prefix(prefix: str) -> None:
+    if not prefix or "/" in prefix or "\0" in prefix:
+        raise ValueError(f"a segment prefix must be a non-empty file name without '/', got {prefix!r}")
+
+
+def _layout(sizes: tuple[int, ...] | list[int]) -> tuple[list[int], int]:
+    """Aligned offsets of regions of ``sizes``, and the segment size (at least 1: mmap refuses 0)."""
+    offsets, end = [], 0
+    for n in sizes:
+        start = -(-end // _ALIGN) * _ALIGN
+        offsets.append(start)
+        end = start + n
+    return offsets, max(end, 1)
+
+
+def _sizes(desc: StoredObject) -> tuple[int, ...]:
+    return (desc.shm_header_size, *desc.buffer_sizes) if desc.shm_header_size else desc.buffer_sizes
+
+
+def _write_segment(name: str, key: str, buffers: list[memoryview]) -> None:
+    """Create segment ``name`` and copy ``buffers`` into it at aligned offsets."""
+    os.makedirs(SHM_DIR, exist_ok=True)
+    offsets, size = _layout([b.nbytes for b in buffers])
+    fd = os.open(os.path.join(SHM_DIR, name), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    try:
+        _reserve(fd, size, key)
+        for offset, buf in zip(offsets, buffers):
+            _pwrite_all(fd, buf.cast("B") if buf.format != "B" else buf, offset)
+    except BaseException:
+        _unlink(name)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _reserve(fd: int, size: int, key: str) -> None:
+    """Give the segment its size, and claim its pages now where the OS can.
+
+    A full tmpfs then fails here, with ENOSPC, before any byte is copied,
+    rather than part way through the writes.
+    """
+    os.ftruncate(fd, size)
+    if not hasattr(os, "posix_fallocate"):
+        return
+    try:
+        os.posix_fallocate(fd, 0, size)
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.ENOMEM):
+            raise StorageFull(f"no shared memory left in {SHM_DIR} to store chunk {key} ({size} bytes)") from e
+        if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+            raise
+
+
+def _pwrite_all(fd: int, buf: memoryview, offset: int) -> None:
+    # pwrite rather than a writable mapping: no page faults in the writer, and
+    # a full device is an OSError rather than SIGBUS
+    done = 0
+    try:
+        while done < buf.nbytes:
+            done += os.pwrite(fd, buf[done:], offset + done)
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise StorageFull(f"no shared memory left in {SHM_DIR} ({buf.nbytes} bytes)") from e
+        raise
+
+
+def _attach(desc: StoredObject) -> mmap.mmap:
+    """A read-only mapping of ``desc``'s segment, shared with live earlier readers."""
+    name = desc.shm_name
+    assert name is not None
+    mm = _attached.get(name)
+    if mm is not None:
+        return mm
+    _, size = _layout(_sizes(desc))
+    try:
+        fd = os.open(os.path.join(SHM_DIR, name), os.O_RDONLY)
+    except FileNotFoundError:
+        raise DataNotFound(f"chunk {desc.key}: its shared memory segment {name} is gone") from None
+    try:
+        mm = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+    finally:
+        os.close(fd)  # the mapping keeps the memory; the descriptor is not needed
+    _attached[name] = mm
+    return mm
+
+
+def _unlink(name: str) -> bool:
+    """Remove segment ``name``; False when it was already gone."""
+    _attached.pop(name, None)
+    try:
+        os.unlink(os.path.join(SHM_DIR, name))
+    except FileNotFoundError:
+        return False
+    return True

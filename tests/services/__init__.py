@@ -1,0 +1,1 @@
+"""Tests of the supervisor and worker services."""
