@@ -218,7 +218,7 @@ def execute_subtasks(
         return {}
     run = _Run(subtasks, store, keep, on_done, cancel)
     helpers = min(n_threads, len(subtasks)) - (1 if work_in_caller else 0)
-    if work_in_caller and _estimated_elements(subtasks, store) < _SMALL_GRAPH_ELEMENTS:
+    if work_in_caller and estimated_elements(subtasks, store) < _SMALL_GRAPH_ELEMENTS:
         # waking a thread would cost more than a small graph; helpers join later
         # only if its subtasks turn out slow (e.g. Python functions on small data)
         run.spare_helpers, helpers = helpers, 0
@@ -243,7 +243,7 @@ def execute_subtasks(
     return run.shapes
 
 
-def _estimated_elements(subtasks: Sequence[Subtask], store: MutableMapping[str, Any], limit: float = 1e9) -> float:
+def estimated_elements(subtasks: Sequence[Subtask], store: MutableMapping[str, Any], limit: float = 1e9) -> float:
     """Elements the graph makes or reads from ``store``: a cheap measure of its work."""
     total = 0.0
     for st in subtasks:

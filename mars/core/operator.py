@@ -17,8 +17,9 @@ the same expression built twice has the same keys.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Sequence
+from typing import Any, ClassVar
 
 from .entity import ChunkData, TileableData
 from .tokenize import normalize, tokenize_str
@@ -26,7 +27,7 @@ from .tokenize import normalize, tokenize_str
 
 def _dead_ref() -> None:
     """Stands for an output that was not unpickled with its op."""
-    return None
+    return
 
 
 @dataclass
@@ -157,3 +158,31 @@ class Fetch:
 
     def __init__(self, chunks: Sequence[ChunkData]):
         self.chunks = list(chunks)
+
+
+class HeldData(Operator):
+    """The op of a chunk whose data a session already holds (a client's view of a computed result).
+
+    It is never run: a graph reaching it reads the held data by the chunk's
+    key. Running it means the data was freed.
+    """
+
+    def execute(self, *inputs: Any) -> Any:
+        raise RuntimeError(
+            "this chunk's data is no longer held by the session (it was released, or the session restarted); "
+            "build the expression again"
+        )
+
+
+def held_chunks(data: Any, chunks: Sequence[tuple[str, tuple, tuple]]) -> list:
+    """Chunks of tileable ``data`` standing for held results: ``(key, index, shape)`` each."""
+    extra = {k: v for k, v in data.params().items() if k != "shape"}
+    chunk_type = data.chunk_type
+    out = []
+    for key, index, shape in chunks:
+        op = HeldData()
+        chunk = chunk_type(op, tuple(index), tuple(shape), key, **extra)
+        op.output_keys = [key]
+        op.link_output(chunk, 0)
+        out.append(chunk)
+    return out

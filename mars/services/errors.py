@@ -1,0 +1,40 @@
+"""Every error that the services raise themselves derives from :class:`ServiceError`."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Root of the services' own errors."""
+
+
+class NoWorkersError(ServiceError, TimeoutError):
+    """A job waited for workers to register and none did within the timeout."""
+
+
+class SessionNotFound(ServiceError, KeyError):
+    """A call named a session that the cluster does not hold (closed, or never made)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "session not found"
+
+
+class TaskNotFound(ServiceError, KeyError):
+    """A call named a task that the session does not hold."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "task not found"
+
+
+class DataNotFound(ServiceError, KeyError):
+    """Chunk data that a call needs is not held by the cluster (freed, or never computed)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "data not found"
+
+
+class TaskCancelled(ServiceError):
+    """The task was cancelled before it finished."""
+
+
+class WorkerLost(ServiceError):
+    """A worker that held or was computing data went away."""

@@ -1,0 +1,83 @@
+"""What travels between the supervisor's task service and a worker's execution service.
+
+The supervisor sends :class:`SubtaskSpec` batches to a worker's
+:class:`~mars.services.execution.worker.ExecutionActor`; the worker answers
+with :class:`SubtaskReport` batches as subtasks finish. Only keys, shapes and
+small values travel this way: chunk data stays in the workers' storage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...core.graph import Subtask
+
+EXECUTION_UID = "execution"
+SLOT_RUNNER_UID = "slot_runner"
+
+
+@dataclass
+class RemoteInput:
+    """Where an input held by another worker lives."""
+
+    worker: str
+    transfer_addresses: list[str]
+
+
+@dataclass
+class SubtaskSpec:
+    session_id: str
+    task_id: str
+    #: the subtask's number within its task (reports name it)
+    index: int
+    subtask: Subtask
+    #: lower runs first: (task order, depth-first order)
+    priority: tuple
+    #: inputs held by other workers, by key
+    remote_inputs: dict[str, RemoteInput] = field(default_factory=dict)
+    #: send small output values back with the report (the task's targets)
+    report_values: bool = False
+    #: part of a small graph sent whole to one slot, run in order, passing values in memory
+    chained: bool = False
+    #: set by the worker before a slot runs it: descriptors of inputs held here
+    local_inputs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class OutputMeta:
+    key: str
+    shape: tuple | None
+    nbytes: int
+    #: the value itself when small and asked for
+    value: Any = None
+    has_value: bool = False
+
+
+@dataclass
+class SubtaskReport:
+    session_id: str
+    task_id: str
+    index: int
+    worker: str
+    outputs: list[OutputMeta] = field(default_factory=list)
+    error: BaseException | None = None
+    traceback: str = ""
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class SlotOutcome:
+    """A slot's answer for one spec: stored outputs (descriptors) or the error."""
+
+    index: int
+    task_id: str
+    descs: list[Any] = field(default_factory=list)
+    shapes: list[tuple | None] = field(default_factory=list)
+    error: BaseException | None = None
+    traceback: str = ""
+    duration: float = 0.0

@@ -1,0 +1,114 @@
+"""A slot: one sub pool process of a worker that runs subtasks one at a time.
+
+The slot reads its inputs from the worker's shared memory (or, for inputs
+held by other workers, through their transfer actors), runs the subtask's op,
+and stores the outputs in shared memory, handing back their descriptors. The
+chunk function runs on a thread of its own so that the slot's event loop can
+still fetch and answer while it computes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+import traceback
+from typing import Any
+
+from ... import oscar as mo
+from ...serialization import serialize
+from ..storage.api import fetch_values
+from ..storage.shm import get_object, put_object
+from .api import SlotOutcome, SubtaskSpec
+
+
+class SlotRunnerActor(mo.Actor):
+    """Runs batches of subtask specs; ``prefix`` names the worker's shared-memory segments."""
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-slot")
+
+    async def __pre_destroy__(self) -> None:
+        self._pool.shutdown(wait=False)
+
+    async def run(self, specs: list[SubtaskSpec]) -> list[SlotOutcome]:
+        remote = await self._fetch_remote(specs)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix)
+
+    async def _fetch_remote(self, specs: list[SubtaskSpec]) -> dict[str, Any]:
+        """Values of every input held by another worker, fetched side by side, one call per worker."""
+        by_worker: dict[tuple, list[str]] = {}
+        session_of: dict[tuple, str] = {}
+        for spec in specs:
+            for key, where in spec.remote_inputs.items():
+                group = (spec.session_id, where.worker, tuple(where.transfer_addresses))
+                by_worker.setdefault(group, []).append(key)
+                session_of[group] = spec.session_id
+        if not by_worker:
+            return {}
+        groups = list(by_worker)
+        results = await asyncio.gather(
+            *[fetch_values(g[0], sorted(set(by_worker[g])), g[1], list(g[2])) for g in groups]
+        )
+        values: dict[str, Any] = {}
+        for group, vals in zip(groups, results):
+            values.update(zip(sorted(set(by_worker[group])), vals))
+        return values
+
+
+def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str) -> list[SlotOutcome]:
+    """Run ``specs`` in order; a spec may read what an earlier one in the batch made (a chained graph)."""
+    made: dict[str, Any] = {}
+    failed: set[str] = set()
+    outcomes = []
+    for spec in specs:
+        if spec.chained and spec.task_id in failed:
+            continue  # the rest of a failed chain reads what failed: its first error is the report
+        outcome = _run_one(spec, remote, prefix, made)
+        outcomes.append(outcome)
+        if outcome.error is not None and spec.chained:
+            failed.add(spec.task_id)
+    return outcomes
+
+
+def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[str, Any]) -> SlotOutcome:
+    st = spec.subtask
+    started = time.perf_counter()
+    try:
+        inputs = [made[key] if key in made else _input(spec, key, remote) for key in st.input_keys]
+        result = st.op.execute(*inputs)
+        del inputs
+        values = (result,) if len(st.output_keys) == 1 else tuple(result)
+        if spec.chained:
+            made.update(zip(st.output_keys, values))
+        descs = [put_object(k, v, prefix) for k, v in zip(st.output_keys, values)]
+        shapes = [_shape_of(v) for v in values]
+    except Exception as e:  # noqa: BLE001 - a user's chunk function may raise anything; the report carries it
+        return SlotOutcome(spec.index, spec.task_id, error=_sendable(e), traceback=traceback.format_exc(),
+                           duration=time.perf_counter() - started)
+    return SlotOutcome(spec.index, spec.task_id, descs, shapes, duration=time.perf_counter() - started)
+
+
+def _input(spec: SubtaskSpec, key: str, remote: dict[str, Any]) -> Any:
+    desc = spec.local_inputs.get(key)
+    if desc is not None:
+        return get_object(desc)
+    if key in remote:
+        return remote[key]
+    raise KeyError(f"input chunk {key} of subtask {spec.index} is neither on this worker nor on another")
+
+
+def _shape_of(value: Any) -> tuple | None:
+    shape = getattr(value, "shape", None)
+    return tuple(shape) if shape is not None else None
+
+
+def _sendable(error: BaseException) -> BaseException:
+    """The error itself when it can cross a process boundary, else a RemoteError that names it."""
+    try:
+        serialize(error)
+        return error
+    except Exception:  # noqa: BLE001 - any pickling failure
+        return mo.RemoteError(f"{type(error).__module__}.{type(error).__qualname__}: {error}")

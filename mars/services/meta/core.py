@@ -1,0 +1,61 @@
+"""Chunk meta on the supervisor: where each computed chunk lives, its shape and size.
+
+The task service records a chunk's meta when a worker reports it, reads it to
+place subtasks near their inputs and to fetch results, and drops it when the
+lifecycle frees the chunk. Small target values are kept here too, so that a
+client fetching a tiny result needs no trip to a worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class ChunkMeta:
+    key: str
+    worker: str
+    shape: tuple | None
+    nbytes: int
+    value: Any = None
+    has_value: bool = False
+
+
+class MetaStore:
+    """Meta of one session's chunks, by key."""
+
+    def __init__(self) -> None:
+        self._meta: dict[str, ChunkMeta] = {}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._meta
+
+    def __len__(self) -> int:
+        return len(self._meta)
+
+    def get(self, key: str) -> ChunkMeta | None:
+        return self._meta.get(key)
+
+    def put(self, meta: ChunkMeta) -> None:
+        self._meta[meta.key] = meta
+
+    def pop_many(self, keys: Iterable[str]) -> list[ChunkMeta]:
+        """Remove ``keys`` (missing ones ignored); returns what was removed."""
+        out = []
+        for k in keys:
+            m = self._meta.pop(k, None)
+            if m is not None:
+                out.append(m)
+        return out
+
+    def pop_all(self) -> list[ChunkMeta]:
+        out, self._meta = list(self._meta.values()), {}
+        return out
+
+    def on_worker(self, worker: str) -> list[str]:
+        return [k for k, m in self._meta.items() if m.worker == worker]
+
+    def total_bytes(self) -> int:
+        return sum(m.nbytes for m in self._meta.values())

@@ -1,0 +1,89 @@
+"""Where a ready subtask runs: near its inputs, spread when it has none.
+
+Plain logic with no I/O. A subtask with inputs goes to the worker that holds
+the most bytes of them, unless that worker is far busier than another and
+the inputs are small enough to move. Sources (no inputs) that become ready
+together are cut into contiguous runs of the depth-first order, one run per
+slot, so that the chunks a later combine reads mostly sit on one worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+#: inputs smaller than this may move to a less busy worker
+_MOVABLE_BYTES = 4 << 20
+
+
+@dataclass
+class WorkerLoad:
+    address: str
+    n_slots: int
+    transfer_addresses: list[str] = field(default_factory=list)
+    #: subtasks sent and not reported yet
+    in_flight: int = 0
+
+
+class Placer:
+    def __init__(self, workers: Sequence[WorkerLoad]):
+        if not workers:
+            raise ValueError("Placer needs at least one worker")
+        self.workers = {w.address: w for w in workers}
+
+    def update(self, workers: Sequence[WorkerLoad]) -> None:
+        """New membership: keep the in-flight counts of workers still there."""
+        old = self.workers
+        self.workers = {w.address: w for w in workers}
+        for address, w in self.workers.items():
+            if address in old:
+                w.in_flight = old[address].in_flight
+
+    def _least_loaded(self) -> WorkerLoad:
+        return min(self.workers.values(), key=lambda w: (w.in_flight / w.n_slots, w.address))
+
+    def place(self, input_bytes: dict[str, int]) -> str:
+        """A worker for a subtask whose inputs sit on workers as ``{address: bytes}``."""
+        held = {a: b for a, b in input_bytes.items() if a in self.workers}
+        if not held:
+            chosen = self._least_loaded()
+        else:
+            best = self.workers[max(held, key=lambda a: (held[a], -self.workers[a].in_flight))]
+            idle = self._least_loaded()
+            moving = sum(held.values()) - held.get(idle.address, 0)
+            overloaded = best.in_flight > idle.in_flight + 2 * best.n_slots
+            chosen = idle if overloaded and moving < _MOVABLE_BYTES else best
+        chosen.in_flight += 1
+        return chosen.address
+
+    def place_sources(self, n: int) -> list[str]:
+        """Workers for ``n`` sources in depth-first order: contiguous runs, sized by slots and load."""
+        workers = sorted(self.workers.values(), key=lambda w: w.address)
+        weights = [w.n_slots for w in workers]
+        total = sum(weights)
+        out: list[str] = []
+        bounds, acc = [], 0
+        for w in weights:
+            acc += w
+            bounds.append(acc * n / total)
+        j = 0
+        for i in range(n):
+            while i >= bounds[j]:
+                j += 1
+            out.append(workers[j].address)
+            workers[j].in_flight += 1
+        return out
+
+    def add_load(self, address: str, n: int) -> None:
+        w = self.workers.get(address)
+        if w is not None:
+            w.in_flight += n
+
+    def done(self, address: str, n: int = 1) -> None:
+        w = self.workers.get(address)
+        if w is not None:
+            w.in_flight = max(0, w.in_flight - n)
+
+    def transfer_addresses(self, address: str) -> list[str]:
+        w = self.workers.get(address)
+        return list(w.transfer_addresses) if w is not None else []

@@ -1,0 +1,141 @@
+"""One chunk graph running on the cluster: dispatch ready subtasks, take reports, free as it goes.
+
+A task runs one graph per tiling stage and one for its targets. The
+:class:`GraphRun` sends each ready subtask to the worker the placer picks,
+with the locations of inputs held elsewhere; takes the workers' reports;
+records meta; frees intermediates; and resolves its future when the last
+subtask is done or the first one fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...core.executor import estimated_elements
+from ...core.graph import Subtask
+from ..execution.api import RemoteInput, SubtaskReport, SubtaskSpec
+from ..meta.core import ChunkMeta
+from .graphstate import GraphState
+
+if TYPE_CHECKING:
+    from .processor import SessionProcessor, TaskRecord
+
+#: a graph this small runs whole on one slot (see GraphRun._is_small)
+_CHAIN_MAX_SUBTASKS = 256
+_CHAIN_MAX_ELEMENTS = 100_000
+_CHAIN_MAX_INPUT_BYTES = 1 << 20
+
+
+class GraphRun:
+    def __init__(self, proc: SessionProcessor, task: TaskRecord, subtasks: Sequence[Subtask], keep: set[str], base: int):
+        self.proc = proc
+        self.task = task
+        self.keep = keep
+        self.base = base
+        self.state = GraphState(subtasks, proc.meta.__contains__, keep)
+        self.future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.placed: dict[int, str] = {}
+        self.chained = False
+
+    @property
+    def total(self) -> int:
+        return self.state.total
+
+    async def start(self) -> None:
+        if self.state.total == 0:
+            self.future.set_result(None)
+            return
+        if self._is_small():
+            await self._dispatch_chained()
+        else:
+            await self.dispatch(self.state.initial_ready(), sources=True)
+
+    def _is_small(self) -> bool:
+        """Small graphs go whole to one slot: one round trip instead of one per level."""
+        if self.state.total > _CHAIN_MAX_SUBTASKS:
+            return False
+        input_bytes = 0
+        for st in self.state.subtasks:
+            for k in st.input_keys:
+                m = self.proc.meta.get(k)
+                input_bytes += m.nbytes if m is not None else 0
+        return input_bytes < _CHAIN_MAX_INPUT_BYTES and estimated_elements(self.state.subtasks, {}) < _CHAIN_MAX_ELEMENTS
+
+    async def _dispatch_chained(self) -> None:
+        self.chained = True
+        placer = await self.proc.placer(self.task)
+        held: dict[str, int] = {}
+        for st in self.state.subtasks:
+            for k in st.input_keys:
+                m = self.proc.meta.get(k)
+                if m is not None:
+                    held[m.worker] = held.get(m.worker, 0) + m.nbytes
+        address = placer.place(held)
+        specs = [self._spec(i, address, placer) for i in range(self.state.total)]
+        for spec in specs:
+            spec.chained = True
+        placer.add_load(address, len(specs) - 1)  # place() counted one; each spec is reported
+        await self.proc.send_specs(address, specs)
+
+    async def dispatch(self, ready: list[int], sources: bool = False) -> None:
+        if not ready or self.future.done():
+            return
+        placer = await self.proc.placer(self.task)
+        subtasks = self.state.subtasks
+        by_worker: dict[str, list[SubtaskSpec]] = {}
+        no_inputs = [i for i in ready if not subtasks[i].input_keys] if sources else []
+        if no_inputs:
+            for i, address in zip(no_inputs, placer.place_sources(len(no_inputs))):
+                by_worker.setdefault(address, []).append(self._spec(i, address, placer))
+        rest = [i for i in ready if i not in set(no_inputs)] if no_inputs else ready
+        meta = self.proc.meta
+        for i in rest:
+            held: dict[str, int] = {}
+            for k in subtasks[i].input_keys:
+                m = meta.get(k)
+                if m is not None:
+                    held[m.worker] = held.get(m.worker, 0) + m.nbytes
+            address = placer.place(held)
+            by_worker.setdefault(address, []).append(self._spec(i, address, placer))
+        await asyncio.gather(*[self.proc.send_specs(address, specs) for address, specs in by_worker.items()])
+
+    def _spec(self, i: int, address: str, placer: Any) -> SubtaskSpec:
+        st = self.state.subtasks[i]
+        self.placed[i] = address
+        remote = {}
+        for k in st.input_keys:
+            m = self.proc.meta.get(k)
+            if m is not None and m.worker != address:
+                remote[k] = RemoteInput(m.worker, placer.transfer_addresses(m.worker))
+        report_values = any(k in self.keep for k in st.output_keys)
+        return SubtaskSpec(self.proc.session_id, self.task.task_id, self.base + i, st,
+                           (self.task.order, self.base + i), remote, report_values)
+
+    def on_report(self, report: SubtaskReport) -> tuple[list[int], list[str]]:
+        """Record a finished subtask; returns (ready subtasks, keys to free)."""
+        if report.error is not None:
+            if not self.future.done():
+                self.task.error_traceback = report.traceback
+                self.future.set_exception(report.error)
+            return [], []
+        for o in report.outputs:
+            self.proc.meta.put(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
+        if self.future.done():  # the run failed or was cancelled meanwhile: what it made goes
+            return [], [o.key for o in report.outputs if o.key in self.state.owned]
+        self.task.n_finished += 1
+        ready, free = self.state.complete(report.index - self.base)
+        if self.chained:
+            ready = []  # sent already, with the rest of the chain
+        if self.state.is_finished:
+            self.future.set_result(None)
+        return ready, free
+
+    def fail(self, error: BaseException) -> None:
+        if not self.future.done():
+            self.future.set_exception(error)
+
+    def leftovers(self) -> list[str]:
+        """Intermediates made so far: freed when the run stops early."""
+        return self.state.produced_owned()

@@ -1,0 +1,368 @@
+"""A session's tasks on the supervisor: tile, split into graphs, run them, keep results.
+
+:class:`SessionProcessor` holds one session's state: its tasks, the meta of
+its chunks, and the references that keep results alive. A task tiles its
+targets on a thread (tiling is plain synchronous code); when an op needs
+chunks computed first, the tiling thread hands a graph to the event loop and
+waits for it. The final graph computes the targets' chunks; small target
+values come back with the workers' reports and travel with the task's info.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+import traceback
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ... import oscar as mo
+from ...core.entity import ChunkData, TileableData
+from ...core.fusion import fuse
+from ...core.graph import build_subtasks
+from ...core.tiling import Tiler
+from ..cluster.api import ClusterAPI
+from ..errors import DataNotFound, NoWorkersError, TaskCancelled, TaskNotFound
+from ..execution.api import EXECUTION_UID, SubtaskReport, SubtaskSpec
+from ..lifecycle.core import RefCounts
+from ..meta.core import MetaStore
+from ..scheduling.placement import Placer, WorkerLoad
+from ..storage.api import fetch_values
+from .api import ChunkResult, TaskInfo, TaskStatus, TileableResult
+from .graphrun import GraphRun
+
+logger = logging.getLogger(__name__)
+_task_order = itertools.count()
+
+
+@dataclass
+class TaskConfig:
+    no_worker_timeout: float = 60.0
+    #: re-read the cluster's workers at most this often while dispatching
+    membership_ttl: float = 0.5
+
+
+@dataclass
+class TaskRecord:
+    task_id: str
+    targets: list[TileableData]
+    order: int = field(default_factory=lambda: next(_task_order))
+    status: TaskStatus = TaskStatus.pending
+    start_time: float = field(default_factory=time.time)
+    end_time: float | None = None
+    message: str = ""
+    error: BaseException | None = None
+    error_traceback: str = ""
+    n_finished: int = 0
+    n_subtasks: int = 0
+    runs: list[GraphRun] = field(default_factory=list)
+    stage_keys: set[str] = field(default_factory=set)
+    workers_used: set[str] = field(default_factory=set)
+    results: list[TileableResult] = field(default_factory=list)
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    next_index: int = 0
+    cancelled: bool = False
+
+
+class SessionProcessor:
+    def __init__(self, session_id: str, supervisor: str, reply_to: mo.ActorRef, config: TaskConfig):
+        self.session_id = session_id
+        self.supervisor = supervisor
+        self.reply_to = reply_to
+        self.config = config
+        self.meta = MetaStore()
+        self.refs = RefCounts()
+        self.tasks: dict[str, TaskRecord] = {}
+        self._cluster = ClusterAPI(supervisor)
+        self._placer: Placer | None = None
+        self._placer_time = 0.0
+        self._pending_release: list[str] = []
+        self._runs_by_task: dict[str, list[GraphRun]] = {}
+        self.created = time.time()
+
+    # ------------------------------------------------------------------ tasks
+    def submit(self, targets: list[TileableData]) -> str:
+        task = TaskRecord(uuid.uuid4().hex[:16], list(targets))
+        self.tasks[task.task_id] = task
+        asyncio.get_running_loop().create_task(self._run_task(task))
+        return task.task_id
+
+    def task(self, task_id: str) -> TaskRecord:
+        try:
+            return self.tasks[task_id]
+        except KeyError:
+            raise TaskNotFound(f"no task {task_id!r} in session {self.session_id!r}") from None
+
+    async def wait(self, task_id: str, timeout: float) -> TaskInfo:
+        task = self.task(task_id)
+        if timeout > 0 and not task.done.is_set():
+            try:
+                await asyncio.wait_for(task.done.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+        return self.info(task)
+
+    def info(self, task: TaskRecord) -> TaskInfo:
+        n = max(task.n_subtasks, 1)
+        progress = 1.0 if task.status is TaskStatus.succeeded else min(task.n_finished / n, 1.0)
+        info = TaskInfo(task.task_id, self.session_id, task.status, progress, task.n_subtasks, task.n_finished,
+                        task.start_time, task.end_time, task.message, task.error, task.error_traceback,
+                        list(task.results))
+        if task.status is TaskStatus.succeeded:
+            for r in task.results:
+                for c in r.chunks:
+                    m = self.meta.get(c.key)
+                    if m is not None and m.has_value:
+                        info.inline_values[c.key] = m.value
+        info.tileable_progress = self._tileable_progress(task)
+        return info
+
+    def _tileable_progress(self, task: TaskRecord) -> dict[str, float]:
+        out = {}
+        for t in task.targets:
+            chunks = t.chunks or ()
+            out[t.key] = sum(1 for c in chunks if c.key in self.meta) / len(chunks) if chunks else 0.0
+        return out
+
+    async def cancel(self, task_id: str) -> None:
+        task = self.task(task_id)
+        if task.status.is_done:
+            return
+        task.cancelled = True
+        for run in self._runs_by_task.get(task_id, ()):
+            run.fail(TaskCancelled(f"task {task_id} was cancelled"))
+        await self._cancel_on_workers(task)
+
+    async def _run_task(self, task: TaskRecord) -> None:
+        task.status = TaskStatus.running
+        loop = asyncio.get_running_loop()
+        try:
+            tiler = Tiler(lambda chunks, want: self._stage_from_thread(loop, task, chunks, want))
+            await loop.run_in_executor(None, tiler.tile, task.targets)
+            if task.cancelled:
+                raise TaskCancelled(f"task {task.task_id} was cancelled")
+            chunks = [c for t in task.targets for c in t.chunks or ()]
+            keep = {c.key for c in chunks}
+            await self._run_chunks(task, chunks, keep)
+            self._finish_success(task)
+        except BaseException as e:  # noqa: BLE001 - the task's outcome, handed to whoever waits on it
+            self._finish_failure(task, e)
+        finally:
+            task.end_time = time.time()
+            await self._free_stage_keys(task)
+            self._runs_by_task.pop(task.task_id, None)
+            task.done.set()
+            await self._apply_releases()
+
+    def _finish_success(self, task: TaskRecord) -> None:
+        for t in task.targets:
+            chunks = [ChunkResult(c.key, tuple(c.index), tuple(self._shape(c))) for c in t.chunks or ()]
+            task.results.append(TileableResult(t.key, _nsplits(t, chunks), chunks))
+            self.refs.incref(c.key for c in chunks)
+        task.status = TaskStatus.succeeded
+        task.message = ""
+
+    def _finish_failure(self, task: TaskRecord, e: BaseException) -> None:
+        if task.cancelled or isinstance(e, TaskCancelled):
+            task.status = TaskStatus.cancelled
+            task.error = TaskCancelled(f"task {task.task_id} was cancelled")
+        else:
+            task.status = TaskStatus.failed
+            task.error = e
+            if not task.error_traceback:
+                task.error_traceback = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            logger.info("task %s of session %s failed: %r", task.task_id, self.session_id, e)
+
+    def _shape(self, chunk: ChunkData) -> tuple:
+        m = self.meta.get(chunk.key)
+        if m is not None and m.shape is not None:
+            return m.shape
+        return chunk.shape
+
+    # ------------------------------------------------------------------ graphs
+    def _stage_from_thread(self, loop: asyncio.AbstractEventLoop, task: TaskRecord,
+                           chunks: Sequence[ChunkData], want_values: bool) -> Any:
+        """Called by the tiling thread: run ``chunks`` on the cluster and wait."""
+        if task.cancelled:
+            raise TaskCancelled(f"task {task.task_id} was cancelled")
+        keep = {c.key for c in chunks}
+        future = asyncio.run_coroutine_threadsafe(self._run_chunks(task, chunks, keep), loop)
+        future.result()
+        task.stage_keys.update(keep)
+        for c in chunks:
+            shape = self._shape(c)
+            if tuple(shape) != tuple(c.shape):
+                c.shape = tuple(shape)
+        if not want_values:
+            return None
+        return asyncio.run_coroutine_threadsafe(self.fetch([c.key for c in chunks]), loop).result()
+
+    async def _run_chunks(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str]) -> None:
+        subtasks = fuse(build_subtasks(chunks, self.meta.__contains__), keep)
+        run = GraphRun(self, task, subtasks, keep, task.next_index)
+        task.next_index += len(subtasks)
+        task.n_subtasks += len(subtasks)
+        self._runs_by_task.setdefault(task.task_id, []).append(run)
+        try:
+            await run.start()
+            await run.future
+        except BaseException:
+            run.fail(TaskCancelled("stopped"))
+            await self.free(run.leftovers())
+            raise
+        finally:
+            self._runs_by_task[task.task_id].remove(run)
+
+    # ------------------------------------------------------------------ workers
+    async def placer(self, task: TaskRecord) -> Placer:
+        """The placer over the cluster's live workers (re-read at most every ``membership_ttl``)."""
+        now = time.monotonic()
+        if self._placer is not None and now - self._placer_time < self.config.membership_ttl:
+            return self._placer
+        workers = await self._live_workers(task)
+        loads = [WorkerLoad(w.info.address, max(1, w.info.n_cpu), list(w.info.io_addresses)) for w in workers]
+        if self._placer is None:
+            self._placer = Placer(loads)
+        else:
+            self._placer.update(loads)
+        self._placer_time = now
+        return self._placer
+
+    async def _live_workers(self, task: TaskRecord) -> list:
+        workers = await self._cluster.get_workers()
+        if workers:
+            return workers
+        task.message = f"waiting for workers: none registered with supervisor {self.supervisor}"
+        logger.warning("task %s: %s", task.task_id, task.message)
+        workers = await self._cluster.wait_for_workers(1, self.config.no_worker_timeout)
+        if not workers:
+            raise NoWorkersError(f"{task.message} (waited {self.config.no_worker_timeout:g} s)")
+        task.message = ""
+        return workers
+
+    async def send_specs(self, address: str, specs: list[SubtaskSpec]) -> None:
+        task = self.tasks.get(specs[0].task_id)
+        if task is not None:
+            task.workers_used.add(address)
+        try:
+            await mo.ActorRef(address, EXECUTION_UID).submit(specs, self.reply_to)
+        except Exception as e:  # noqa: BLE001 - the worker is unreachable: the runs waiting on it fail
+            logger.warning("could not send %d subtasks to worker %s: %s", len(specs), address, e)
+            self._placer_time = 0.0
+            for run in self._runs_by_task.get(specs[0].task_id, ()):
+                run.fail(e)
+
+    async def on_reports(self, reports: list[SubtaskReport]) -> None:
+        """Workers' reports: record, free, and dispatch what became ready."""
+        to_free: list[str] = []
+        to_dispatch: list[tuple[GraphRun, list[int]]] = []
+        for report in reports:
+            run = self._run_of(report)
+            if self._placer is not None:
+                self._placer.done(report.worker)
+            if run is None:  # its task ended (failed or cancelled): drop what it made
+                await self._delete_on(report.worker, [o.key for o in report.outputs])
+                continue
+            ready, free = run.on_report(report)
+            to_free.extend(free)
+            if ready:
+                to_dispatch.append((run, ready))
+        await asyncio.gather(*[run.dispatch(ready) for run, ready in to_dispatch])
+        if to_free:
+            await self.free(to_free)
+
+    def _run_of(self, report: SubtaskReport) -> GraphRun | None:
+        for run in self._runs_by_task.get(report.task_id, ()):
+            if run.base <= report.index < run.base + run.total:
+                return run
+        return None
+
+    # ------------------------------------------------------------------ data
+    async def fetch(self, keys: list[str]) -> list[Any]:
+        values: dict[str, Any] = {}
+        by_worker: dict[str, list[str]] = {}
+        for k in keys:
+            m = self.meta.get(k)
+            if m is None:
+                raise DataNotFound(f"chunk {k} is not held by session {self.session_id!r} (freed, or never computed)")
+            if m.has_value:
+                values[k] = m.value
+            else:
+                by_worker.setdefault(m.worker, []).append(k)
+        placer = self._placer
+        groups = list(by_worker.items())
+        results = await asyncio.gather(*[
+            fetch_values(self.session_id, ks, w, placer.transfer_addresses(w) if placer else []) for w, ks in groups
+        ])
+        for (_, ks), vals in zip(groups, results):
+            values.update(zip(ks, vals))
+        return [values[k] for k in keys]
+
+    async def release(self, keys: list[str]) -> None:
+        """The client dropped objects holding ``keys``; frees wait until no task runs."""
+        self._pending_release.extend(keys)
+        await self._apply_releases()
+
+    async def _apply_releases(self) -> None:
+        if not self._pending_release or any(not t.done.is_set() for t in self.tasks.values()):
+            return
+        keys, self._pending_release = self._pending_release, []
+        await self.free(self.refs.decref(keys))
+
+    async def free(self, keys: list[str]) -> None:
+        """Drop chunks from meta and from the workers that hold them."""
+        by_worker: dict[str, list[str]] = {}
+        for m in self.meta.pop_many(k for k in keys if k not in self.refs):
+            by_worker.setdefault(m.worker, []).append(m.key)
+        await asyncio.gather(*[self._delete_on(w, ks) for w, ks in by_worker.items()])
+
+    async def _delete_on(self, worker: str, keys: list[str]) -> None:
+        try:
+            await mo.ActorRef(worker, EXECUTION_UID).delete(self.session_id, keys)
+        except Exception as e:  # noqa: BLE001 - a lost worker took its chunks with it
+            logger.debug("could not free %d chunks on %s: %s", len(keys), worker, e)
+
+    async def _free_stage_keys(self, task: TaskRecord) -> None:
+        if task.stage_keys:
+            keep = {c.key for r in task.results for c in r.chunks}
+            await self.free([k for k in task.stage_keys if k not in keep])
+
+    async def _cancel_on_workers(self, task: TaskRecord) -> None:
+        async def cancel_on(worker: str) -> None:
+            try:
+                await mo.ActorRef(worker, EXECUTION_UID).cancel(self.session_id, task.task_id)
+            except Exception as e:  # noqa: BLE001
+                logger.debug("could not cancel task %s on %s: %s", task.task_id, worker, e)
+
+        await asyncio.gather(*[cancel_on(w) for w in task.workers_used])
+
+    async def close(self) -> None:
+        for task in self.tasks.values():
+            if not task.status.is_done:
+                await self.cancel(task.task_id)
+        workers = {m.worker for m in self.meta.pop_all()}
+        workers |= {w for t in self.tasks.values() for w in t.workers_used}
+
+        async def drop(worker: str) -> None:
+            try:
+                await mo.ActorRef(worker, EXECUTION_UID).delete_session(self.session_id)
+            except Exception as e:  # noqa: BLE001
+                logger.debug("could not drop session %s on %s: %s", self.session_id, worker, e)
+
+        await asyncio.gather(*[drop(w) for w in workers])
+
+
+def _nsplits(t: TileableData, chunks: list[ChunkResult]) -> tuple:
+    """nsplits from the chunks' real shapes (sizes unknown at tiling are known now)."""
+    if not t.nsplits:
+        return tuple(t.nsplits or ())
+    ndim = len(t.nsplits)
+    splits: list[dict[int, int]] = [{} for _ in range(ndim)]
+    for c in chunks:
+        for d in range(min(ndim, len(c.index), len(c.shape))):
+            splits[d].setdefault(c.index[d], c.shape[d])
+    return tuple(tuple(s[i] for i in sorted(s)) if s else tuple(t.nsplits[d]) for d, s in enumerate(splits))

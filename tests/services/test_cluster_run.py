@@ -1,0 +1,82 @@
+"""Jobs on an in-process cluster: results equal numpy, errors come back as themselves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mars.tensor as mt
+
+
+@pytest.mark.parametrize("chunk_size", [5, 3, 1])
+def test_elementwise_and_reduction_equal_numpy(session, chunk_size):
+    x = np.arange(30.0).reshape(5, 6)
+    t = mt.tensor(x, chunk_size=chunk_size)
+    np.testing.assert_allclose(session.run((t * 2 + 1).sum(axis=0)), (x * 2 + 1).sum(axis=0))
+    np.testing.assert_allclose(session.run(mt.inner(t, t)), np.inner(x, x))
+
+
+def test_tiny_job_returns_the_value(session):
+    assert session.run((mt.ones((5, 5), chunk_size=3) * 4).sum()) == 100.0
+
+
+def test_executed_results_feed_later_expressions(session):
+    a = mt.random.RandomState(0).rand(40, 40, chunk_size=7)
+    session.execute(a)
+    values = session.fetch(a)
+    b = (a @ a.T).sum()
+    np.testing.assert_allclose(session.run(b), (values @ values.T).sum())
+
+
+def test_sizes_known_only_after_running(session):
+    x = np.arange(20)
+    t = mt.tensor(x, chunk_size=3)
+    filtered = t[t % 3 == 0]
+    np.testing.assert_array_equal(session.run(filtered), x[x % 3 == 0])
+    assert filtered.shape == (7,)
+    np.testing.assert_array_equal(session.run(mt.sort(mt.tensor(x[::-1], chunk_size=4))), np.sort(x))
+
+
+class Boom:
+    """An object whose arithmetic fails inside a chunk function, on the worker."""
+
+    def __add__(self, other):
+        raise ZeroDivisionError("boom in a chunk")
+
+
+def test_a_user_error_comes_back_as_itself_and_the_cluster_stays_healthy(session):
+    bad = mt.tensor(np.array([Boom(), Boom(), Boom()], dtype=object), chunk_size=2) + 1
+    with pytest.raises(ZeroDivisionError, match="boom in a chunk") as info:
+        session.run(bad)
+    assert "__add__" in str(info.value.__cause__)  # the worker's traceback travels with it
+    assert session.run(mt.ones(4, chunk_size=2).sum()) == 4.0
+
+
+def test_released_results_are_freed_on_the_workers(cluster, session):
+    from mars.services.session.api import SessionAPI
+
+    t = mt.random.RandomState(1).rand(100, 100, chunk_size=10) + 1  # 100 distinct chunks
+    session.execute(t)
+    api = SessionAPI([cluster.supervisor.address])
+    summary = cluster.run(api.list_sessions())
+    held = next(s for s in summary if s["session_id"] == session.session_id)["n_chunks"]
+    assert held == 100
+    del t
+    import gc
+    import time
+
+    gc.collect()
+    for _ in range(200):
+        summary = cluster.run(api.list_sessions())
+        if next(s for s in summary if s["session_id"] == session.session_id)["n_chunks"] == 0:
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError("released chunks stayed in the session's meta")
+
+
+def test_execute_wait_false_returns_a_future(session):
+    t = mt.arange(10, chunk_size=3) * 2
+    future = session.execute(t, wait=False)
+    assert future.result(30) is t
+    np.testing.assert_array_equal(session.fetch(t), np.arange(10) * 2)

@@ -1,0 +1,93 @@
+"""The task service's plain logic: graph bookkeeping and placement, with no cluster."""
+
+from __future__ import annotations
+
+import pytest
+
+from mars.core.graph import Subtask
+from mars.services.scheduling.placement import Placer, WorkerLoad
+from mars.services.task.graphstate import GraphState
+
+
+def _st(inputs, outputs):
+    return Subtask(op=None, input_keys=list(inputs), output_keys=list(outputs))
+
+
+def _tree():
+    # a, b, c, d are sources; ab = f(a, b); cd = f(c, d); root = f(ab, cd)
+    return [_st([], ["a"]), _st([], ["b"]), _st(["a", "b"], ["ab"]), _st([], ["c"]), _st([], ["d"]),
+            _st(["c", "d"], ["cd"]), _st(["ab", "cd"], ["root"])]
+
+
+def test_sources_are_ready_first_and_combines_follow_their_inputs():
+    g = GraphState(_tree(), lambda k: False, keep={"root"})
+    assert g.initial_ready() == [0, 1, 3, 4]
+    assert g.complete(0) == ([], [])
+    ready, free = g.complete(1)
+    assert ready == [2] and free == []
+    ready, free = g.complete(2)
+    assert ready == [] and sorted(free) == ["a", "b"]  # read by their only consumer: freed at once
+
+
+def test_kept_and_available_keys_are_never_freed():
+    subtasks = [_st(["x"], ["y"]), _st(["y"], ["z"])]
+    g = GraphState(subtasks, lambda k: k == "x", keep={"y", "z"})
+    assert g.initial_ready() == [0]
+    assert g.complete(0) == ([1], [])
+    assert g.complete(1) == ([], [])  # x was there before; y and z were asked for
+    assert g.is_finished
+
+
+def test_an_input_neither_available_nor_produced_is_an_error():
+    with pytest.raises(KeyError, match="missing"):
+        GraphState([_st(["missing"], ["y"])], lambda k: False, keep=set())
+
+
+def test_a_report_twice_counts_once():
+    g = GraphState(_tree(), lambda k: False, keep={"root"})
+    g.complete(0)
+    assert g.complete(0) == ([], [])
+    assert g.finished == 1
+
+
+def test_produced_owned_lists_made_intermediates():
+    g = GraphState(_tree(), lambda k: False, keep={"root"})
+    g.complete(0)
+    g.complete(3)
+    assert sorted(g.produced_owned()) == ["a", "c"]
+
+
+def test_sources_are_cut_in_contiguous_runs_by_slots():
+    p = Placer([WorkerLoad("w1", 1), WorkerLoad("w2", 3)])
+    assert p.place_sources(8) == ["w1"] * 2 + ["w2"] * 6
+    assert p.workers["w2"].in_flight == 6
+
+
+def test_a_subtask_goes_where_most_of_its_input_bytes_are():
+    p = Placer([WorkerLoad("w1", 2), WorkerLoad("w2", 2)])
+    assert p.place({"w1": 10, "w2": 1000}) == "w2"
+    assert p.place({"w1": 5000, "w2": 1000}) == "w1"
+
+
+def test_an_overloaded_worker_hands_small_inputs_to_an_idle_one():
+    p = Placer([WorkerLoad("w1", 1), WorkerLoad("w2", 1)])
+    p.workers["w1"].in_flight = 10
+    assert p.place({"w1": 100}) == "w2"
+    # big inputs stay put even on a busy worker
+    assert p.place({"w1": 100 << 20}) == "w1"
+
+
+def test_no_inputs_goes_to_the_least_loaded_and_done_frees_capacity():
+    p = Placer([WorkerLoad("w1", 1), WorkerLoad("w2", 1)])
+    first = p.place({})
+    second = p.place({})
+    assert {first, second} == {"w1", "w2"}
+    p.done(first)
+    assert p.place({}) == first
+
+
+def test_update_keeps_loads_of_workers_still_there():
+    p = Placer([WorkerLoad("w1", 1), WorkerLoad("w2", 1)])
+    p.place({"w1": 1})
+    p.update([WorkerLoad("w1", 1), WorkerLoad("w3", 1)])
+    assert p.workers["w1"].in_flight == 1 and "w2" not in p.workers
