@@ -1,0 +1,308 @@
+"""The HTTP client of the web API: the session API's methods, over one kept-alive connection.
+
+:class:`WebClient` has the same async methods as
+:class:`~mars.services.session.api.SessionAPI` and raises the same errors,
+rebuilt from the server's JSON error (a chunk function's own exception comes
+back as itself inside ``TaskInfo.error``). :class:`SyncWebClient` runs one on
+an event loop thread of its own, for synchronous callers such as the client
+session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import weakref
+from typing import Any, Callable, Coroutine, Sequence
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+
+import aiohttp
+
+from ...core.entity import Tileable
+from ..errors import SessionNotFound
+from ..task.api import TaskInfo
+from .wire import (
+    BINARY,
+    BadRequest,
+    WebConnectionError,
+    WebError,
+    exception_from,
+    pack_joined,
+    read_body,
+    unpack,
+)
+
+#: replies are not limited in size: the client asked for them
+_NO_LIMIT = 1 << 62
+
+
+def split_url(url: str) -> tuple[str, str | None]:
+    """``url`` without its ``token`` query parameter, and that token.
+
+    >>> split_url("http://h:7103/?token=abc")
+    ('http://h:7103', 'abc')
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"a web service URL looks like http://host:port, got {url!r}")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    token = next((v for k, v in query if k == "token"), None) or None
+    rest = urlencode([(k, v) for k, v in query if k != "token"])
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), rest, "")), token
+
+
+def _q(part: str) -> str:
+    return quote(part, safe="")
+
+
+class WebClient:
+    """The session API over HTTP.
+
+    Parameters
+    ----------
+    url
+        ``http://host:web_port``, optionally with ``?token=...``.
+    token
+        The cluster's token (overrides one in the URL).
+    timeout
+        Seconds to connect, and to wait for each reply beyond a request's own ``wait``.
+
+    Examples
+    --------
+    >>> async def demo(url):                              # doctest: +SKIP
+    ...     async with WebClient(url) as client:
+    ...         sid = await client.create_session()
+    ...         return await client.list_sessions()
+    """
+
+    def __init__(self, url: str, token: str | None = None, timeout: float = 60.0):
+        self.url, url_token = split_url(url)
+        self.token = token or url_token
+        self.timeout = float(timeout)
+        self._http: aiohttp.ClientSession | None = None
+        self._headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def _client(self) -> aiohttp.ClientSession:
+        # made on first use: an aiohttp session belongs to the loop that made it
+        if self._http is None or self._http.closed:
+            self._http = aiohttp.ClientSession(headers=self._headers, raise_for_status=False)
+        return self._http
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+            self._http = None
+
+    async def __aenter__(self) -> WebClient:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"<WebClient {self.url}>"
+
+    async def _request(
+        self, method: str, path: str, *, json_body: Any = None, data: bytes | None = None,
+        binary: bool = False, wait: float = 0.0,
+    ) -> Any:
+        headers = {"Accept": BINARY} if binary else {}
+        if data is not None:
+            headers["Content-Type"] = BINARY
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout + wait)
+        try:
+            async with self._client().request(
+                method, self.url + path, json=json_body, data=data, headers=headers, timeout=timeout
+            ) as resp:
+                return await _reply(resp)
+        except aiohttp.ClientConnectionError as e:
+            raise WebConnectionError(f"cannot reach the mars web service at {self.url}: {e}") from e
+        except asyncio.TimeoutError as e:
+            raise TimeoutError(f"{method} {self.url}{path}: no answer within {self.timeout + wait:g} s") from e
+
+    # ------------------------------------------------------------------ sessions
+    async def create_session(self, session_id: str | None = None) -> str:
+        body = {} if session_id is None else {"session_id": session_id}
+        return (await self._request("POST", "/api/sessions", json_body=body))["session_id"]  # type: ignore[no-any-return]
+
+    async def delete_session(self, session_id: str) -> None:
+        await self._request("DELETE", f"/api/sessions/{_q(session_id)}")
+
+    async def has_session(self, session_id: str) -> bool:
+        try:
+            await self._request("GET", f"/api/sessions/{_q(session_id)}")
+        except SessionNotFound:
+            return False
+        return True
+
+    async def list_sessions(self) -> list[dict]:
+        return await self._request("GET", "/api/sessions")  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------------ tasks
+    async def submit(self, session_id: str, tileables: list) -> str:
+        """Start a task computing ``tileables``; returns its id."""
+        body = await pack_joined([t.data if isinstance(t, Tileable) else t for t in tileables])
+        reply = await self._request("POST", f"/api/sessions/{_q(session_id)}/tasks", data=body)
+        return reply["task_id"]  # type: ignore[no-any-return]
+
+    async def submit_and_wait(self, session_id: str, tileables: list, wait: float) -> TaskInfo:
+        """Submit and wait up to ``wait`` seconds, in one round trip: a small job's values come inline."""
+        body = await pack_joined([t.data if isinstance(t, Tileable) else t for t in tileables])
+        path = f"/api/sessions/{_q(session_id)}/tasks?wait={wait!r}"
+        return await self._request("POST", path, data=body, binary=True, wait=wait)  # type: ignore[no-any-return]
+
+    async def get_task(self, session_id: str, task_id: str, wait: float = 0.0) -> TaskInfo:
+        """The task's state; waits up to ``wait`` seconds for it to finish first."""
+        path = f"/api/sessions/{_q(session_id)}/tasks/{_q(task_id)}"
+        if wait > 0:
+            path += f"?wait={wait!r}"
+        return await self._request("GET", path, binary=True, wait=wait)  # type: ignore[no-any-return]
+
+    async def list_tasks(self, session_id: str) -> list[TaskInfo]:
+        return await self._request("GET", f"/api/sessions/{_q(session_id)}/tasks", binary=True)  # type: ignore[no-any-return]
+
+    async def cancel_task(self, session_id: str, task_id: str) -> None:
+        await self._request("POST", f"/api/sessions/{_q(session_id)}/tasks/{_q(task_id)}/cancel")
+
+    # ------------------------------------------------------------------ data
+    async def fetch(self, session_id: str, keys: list[str]) -> list[Any]:
+        """Values of chunks by key (writable arrays, views of one received buffer)."""
+        body = {"keys": list(keys)}
+        return await self._request("POST", f"/api/sessions/{_q(session_id)}/fetch", json_body=body, binary=True)  # type: ignore[no-any-return]
+
+    async def release(self, session_id: str, keys: list[str]) -> None:
+        await self._request("POST", f"/api/sessions/{_q(session_id)}/release", json_body={"keys": list(keys)})
+
+    # ------------------------------------------------------------------ cluster
+    async def get_workers(self) -> list[dict]:
+        return await self._request("GET", "/api/cluster/workers")  # type: ignore[no-any-return]
+
+    async def get_supervisors(self) -> list[str]:
+        return await self._request("GET", "/api/cluster/supervisors")  # type: ignore[no-any-return]
+
+
+async def _reply(resp: aiohttp.ClientResponse) -> Any:
+    if resp.status >= 400:
+        raw = await resp.read()
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = raw.decode(errors="replace")
+        raise exception_from(resp.status, body)
+    if resp.content_type == BINARY:
+        frame = await read_body(resp.content, resp.content_length, _NO_LIMIT)
+        try:
+            return await unpack(frame)
+        except BadRequest as e:
+            raise WebError(f"the web service's binary reply is malformed: {e}") from None
+    return json.loads(await resp.read())
+
+
+class SyncWebClient:
+    """A :class:`WebClient` for synchronous code, run on an event loop thread that this object owns.
+
+    Examples
+    --------
+    >>> client = SyncWebClient("http://127.0.0.1:7103")   # doctest: +SKIP
+    >>> sid = client.create_session()                      # doctest: +SKIP
+    >>> client.close()                                     # doctest: +SKIP
+    """
+
+    def __init__(self, url: str, token: str | None = None, timeout: float = 60.0):
+        self.client = WebClient(url, token, timeout)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=_serve, args=(self._loop,), daemon=True, name="mars-web-client")
+        self._thread.start()
+        # closes the connection even when the owner forgets to (and at exit)
+        self._closer = weakref.finalize(self, _shutdown, self._loop, self._thread, self.client)
+
+    @property
+    def url(self) -> str:
+        return self.client.url
+
+    def call(self, coro_fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, **kw: Any) -> Any:
+        """Run ``coro_fn(*args, **kw)`` on the client's loop and return its result."""
+        if not self._closer.alive:
+            raise RuntimeError("this SyncWebClient is closed")
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("SyncWebClient.call() from its own loop thread would wait on itself; await the WebClient")
+        future = asyncio.run_coroutine_threadsafe(coro_fn(*args, **kw), self._loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()  # e.g. Ctrl-C in the caller: stop waiting on the server too
+            raise
+
+    def close(self) -> None:
+        """Close the connection and stop the loop thread; idempotent."""
+        self._closer()
+
+    def __enter__(self) -> SyncWebClient:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<SyncWebClient {self.url}>"
+
+    def create_session(self, session_id: str | None = None) -> str:
+        return self.call(self.client.create_session, session_id)  # type: ignore[no-any-return]
+
+    def delete_session(self, session_id: str) -> None:
+        self.call(self.client.delete_session, session_id)
+
+    def has_session(self, session_id: str) -> bool:
+        return self.call(self.client.has_session, session_id)  # type: ignore[no-any-return]
+
+    def list_sessions(self) -> list[dict]:
+        return self.call(self.client.list_sessions)  # type: ignore[no-any-return]
+
+    def submit(self, session_id: str, tileables: Sequence) -> str:
+        return self.call(self.client.submit, session_id, list(tileables))  # type: ignore[no-any-return]
+
+    def submit_and_wait(self, session_id: str, tileables: Sequence, wait: float) -> TaskInfo:
+        return self.call(self.client.submit_and_wait, session_id, list(tileables), wait)  # type: ignore[no-any-return]
+
+    def get_task(self, session_id: str, task_id: str, wait: float = 0.0) -> TaskInfo:
+        return self.call(self.client.get_task, session_id, task_id, wait)  # type: ignore[no-any-return]
+
+    def list_tasks(self, session_id: str) -> list[TaskInfo]:
+        return self.call(self.client.list_tasks, session_id)  # type: ignore[no-any-return]
+
+    def cancel_task(self, session_id: str, task_id: str) -> None:
+        self.call(self.client.cancel_task, session_id, task_id)
+
+    def fetch(self, session_id: str, keys: list[str]) -> list[Any]:
+        return self.call(self.client.fetch, session_id, keys)  # type: ignore[no-any-return]
+
+    def release(self, session_id: str, keys: list[str]) -> None:
+        self.call(self.client.release, session_id, keys)
+
+    def get_workers(self) -> list[dict]:
+        return self.call(self.client.get_workers)  # type: ignore[no-any-return]
+
+    def get_supervisors(self) -> list[str]:
+        return self.call(self.client.get_supervisors)  # type: ignore[no-any-return]
+
+
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    asyncio.set_event_loop(loop)
+    loop.run_forever()
+
+
+def _shutdown(loop: asyncio.AbstractEventLoop, thread: threading.Thread, client: WebClient) -> None:
+    if loop.is_closed():
+        return
+    if threading.current_thread() is thread:  # collected on its own loop: cannot wait for itself
+        loop.create_task(client.close()).add_done_callback(lambda _: loop.stop())
+        return
+    try:
+        asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=5)
+    except Exception:
+        pass
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=5)
+    if not thread.is_alive():
+        loop.close()

@@ -1,0 +1,214 @@
+"""The handlers of the web API: parse and check the request, call the session API, reply.
+
+Every handler finds the session API (``SessionAPI`` or a stand-in with the
+same async methods) in the application. Metadata answers are JSON; Python
+objects (graphs, TaskInfo, chunk values) travel as binary frames (see
+:mod:`.wire`). Errors are raised and turned into JSON by the server's
+middleware.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from typing import Any, Sequence
+
+from aiohttp import web
+
+from ...core.entity import Tileable, TileableData
+from ...oscar.errors import RemoteError
+from ...serialization import deserialize, serialize
+from ..errors import SessionNotFound
+from ..task.api import TaskInfo
+from .wire import BINARY, JOIN_BELOW, BadRequest, pack, read_body, unpack
+
+API_KEY: web.AppKey[Any] = web.AppKey("mars_session_api", object)
+SUPERVISORS_KEY: web.AppKey[Any] = web.AppKey("mars_supervisors", object)
+BODY_LIMIT_KEY: web.AppKey[int] = web.AppKey("mars_body_limit", int)
+
+#: ids appear in URL paths and actor uids: keep them to characters that need no escaping
+_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+
+routes = web.RouteTableDef()
+
+
+# ---------------------------------------------------------------------- request parts
+def _api(request: web.Request) -> Any:
+    return request.app[API_KEY]
+
+
+async def _body(request: web.Request) -> bytearray:
+    return await read_body(request.content, request.content_length, request.app[BODY_LIMIT_KEY])
+
+
+async def _json_body(request: web.Request, required: bool = True) -> dict:
+    raw = await _body(request)
+    if not raw.strip():
+        if required:
+            raise BadRequest(f"{request.method} {request.path} needs a JSON object body")
+        return {}
+    try:
+        obj = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BadRequest(f"request body is not valid JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise BadRequest(f"request body must be a JSON object, got a JSON {type(obj).__name__}")
+    return obj
+
+
+def _keys(body: dict) -> list[str]:
+    keys = body.get("keys")
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise BadRequest(f'body must be {{"keys": [chunk keys as strings]}}, got keys={str(keys)[:100]}')
+    return keys
+
+
+def _wait(request: web.Request) -> float:
+    raw = request.query.get("wait")
+    if raw is None:
+        return 0.0
+    try:
+        wait = float(raw)
+    except ValueError:
+        raise BadRequest(f"wait must be a number of seconds, got {raw!r}") from None
+    if not 0 <= wait < math.inf:
+        raise BadRequest(f"wait must be a finite number of seconds >= 0, got {raw!r}")
+    return wait
+
+
+def _tileables(obj: Any) -> list[TileableData]:
+    if not isinstance(obj, (list, tuple)) or not obj:
+        raise BadRequest(f"a task body must be a non-empty list of tileables, got {type(obj).__name__}")
+    datas = [t.data if isinstance(t, Tileable) else t for t in obj]
+    bad = sorted({type(d).__name__ for d in datas if not isinstance(d, TileableData)})
+    if bad:
+        raise BadRequest(f"a task body must hold only tileables, got {', '.join(bad)}")
+    return datas
+
+
+def _wants_binary(request: web.Request) -> bool:
+    return BINARY in request.headers.get("Accept", "")
+
+
+# ---------------------------------------------------------------------- replies
+async def _binary(request: web.Request, obj: Any) -> web.StreamResponse:
+    """``obj`` as a binary frame; large buffers are written as they are, not joined."""
+    parts, size = await pack(obj)
+    if size < JOIN_BELOW:
+        return web.Response(body=b"".join(parts), content_type=BINARY)
+    resp = web.StreamResponse(headers={"Content-Type": BINARY})
+    resp.content_length = size
+    await resp.prepare(request)
+    for part in parts:
+        await resp.write(part)
+    await resp.write_eof()
+    return resp
+
+
+def _sendable(info: TaskInfo) -> TaskInfo:
+    """``info`` whose error survives pickling; an error that does not is described instead."""
+    if info.error is None:
+        return info
+    try:
+        deserialize(*serialize(info.error))
+        return info
+    except Exception as e:
+        name = f"{type(info.error).__module__}.{type(info.error).__qualname__}"
+        error = RemoteError(f"the task raised {name}: {info.error}; it cannot be sent back as itself ({e})")
+        return dataclasses.replace(info, error=error)
+
+
+async def _tasks_reply(request: web.Request, infos: TaskInfo | Sequence[TaskInfo]) -> web.StreamResponse:
+    if isinstance(infos, TaskInfo):
+        if _wants_binary(request):
+            return await _binary(request, _sendable(infos))
+        return web.json_response(infos.to_json())
+    if _wants_binary(request):
+        return await _binary(request, [_sendable(i) for i in infos])
+    return web.json_response([i.to_json() for i in infos])
+
+
+# ---------------------------------------------------------------------- sessions
+@routes.post("/api/sessions")
+async def create_session(request: web.Request) -> web.StreamResponse:
+    body = await _json_body(request, required=False)
+    session_id = body.get("session_id")
+    if session_id is not None and not (isinstance(session_id, str) and _ID.fullmatch(session_id)):
+        raise BadRequest(f"session_id must be 1-128 characters of A-Z a-z 0-9 . _ -, got {session_id!r}")
+    return web.json_response({"session_id": await _api(request).create_session(session_id)})
+
+
+@routes.get("/api/sessions")
+async def list_sessions(request: web.Request) -> web.StreamResponse:
+    return web.json_response(await _api(request).list_sessions())
+
+
+@routes.get("/api/sessions/{sid}")
+async def get_session(request: web.Request) -> web.StreamResponse:
+    sid = request.match_info["sid"]
+    if not await _api(request).has_session(sid):
+        raise SessionNotFound(f"no session {sid!r} on this cluster (closed, or never made)")
+    return web.json_response({"session_id": sid})
+
+
+@routes.delete("/api/sessions/{sid}")
+async def delete_session(request: web.Request) -> web.StreamResponse:
+    sid = request.match_info["sid"]
+    await _api(request).delete_session(sid)
+    return web.json_response({"session_id": sid})
+
+
+# ---------------------------------------------------------------------- tasks
+@routes.post("/api/sessions/{sid}/tasks")
+async def submit(request: web.Request) -> web.StreamResponse:
+    sid = request.match_info["sid"]
+    wait = _wait(request)  # checked before anything runs
+    tileables = _tileables(await unpack(await _body(request)))
+    api = _api(request)
+    task_id = await api.submit(sid, tileables)
+    return await _tasks_reply(request, await api.get_task(sid, task_id, wait))
+
+
+@routes.get("/api/sessions/{sid}/tasks")
+async def list_tasks(request: web.Request) -> web.StreamResponse:
+    return await _tasks_reply(request, await _api(request).list_tasks(request.match_info["sid"]))
+
+
+@routes.get("/api/sessions/{sid}/tasks/{tid}")
+async def get_task(request: web.Request) -> web.StreamResponse:
+    sid, tid = request.match_info["sid"], request.match_info["tid"]
+    return await _tasks_reply(request, await _api(request).get_task(sid, tid, _wait(request)))
+
+
+@routes.post("/api/sessions/{sid}/tasks/{tid}/cancel")
+async def cancel_task(request: web.Request) -> web.StreamResponse:
+    sid, tid = request.match_info["sid"], request.match_info["tid"]
+    await _api(request).cancel_task(sid, tid)
+    return web.json_response({"task_id": tid})
+
+
+# ---------------------------------------------------------------------- data
+@routes.post("/api/sessions/{sid}/fetch")
+async def fetch(request: web.Request) -> web.StreamResponse:
+    keys = _keys(await _json_body(request))
+    return await _binary(request, await _api(request).fetch(request.match_info["sid"], keys))
+
+
+@routes.post("/api/sessions/{sid}/release")
+async def release(request: web.Request) -> web.StreamResponse:
+    keys = _keys(await _json_body(request))
+    await _api(request).release(request.match_info["sid"], keys)
+    return web.json_response({"released": len(keys)})
+
+
+# ---------------------------------------------------------------------- cluster
+@routes.get("/api/cluster/workers")
+async def workers(request: web.Request) -> web.StreamResponse:
+    return web.json_response(await _api(request).get_workers())
+
+
+@routes.get("/api/cluster/supervisors")
+async def supervisors(request: web.Request) -> web.StreamResponse:
+    return web.json_response(list(request.app[SUPERVISORS_KEY]))

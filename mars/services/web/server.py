@@ -1,0 +1,176 @@
+"""The web service: the cluster's REST API, served by aiohttp in the supervisor process.
+
+Requests pass two middlewares before a handler (see :mod:`.routes`): one turns
+every error into the API's JSON error format, the other refuses requests
+without the cluster's token before anything is read or unpickled.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+from typing import Any, Awaitable, Callable, Sequence
+
+from aiohttp import web
+
+from ..session.api import SessionAPI
+from .routes import API_KEY, BODY_LIMIT_KEY, SUPERVISORS_KEY, routes
+from .wire import Unauthorized, WebError, error_json, status_of
+
+logger = logging.getLogger(__name__)
+
+#: graphs may embed numpy data, so bodies may be big
+DEFAULT_MAX_BODY = 1 << 30
+#: on stop, requests still running (a long ``wait``) get this long before they are cut
+SHUTDOWN_TIMEOUT = 1.0
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_HTTP_NAMES = {404: "NotFound", 405: "MethodNotAllowed", 413: "PayloadTooLarge"}
+
+
+class WebServer:
+    """A running web service: ``address`` ("host:port" as bound), ``url``, ``await stop()``."""
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, api: Any):
+        self._runner = runner
+        self.api = api
+        self.host, self.port = host, port
+        bracketed = f"[{host}]" if ":" in host else host  # an IPv6 literal
+        self.address = f"{bracketed}:{port}"
+        self.url = f"http://{bracketed}:{port}"
+
+    async def stop(self) -> None:
+        """Close the listening socket and every connection; idempotent."""
+        await self._runner.cleanup()
+
+    async def __aenter__(self) -> WebServer:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.stop()
+
+    def __repr__(self) -> str:
+        return f"<WebServer {self.url}>"
+
+
+async def start_web_server(
+    host: str,
+    port: int,
+    supervisors: Sequence[str],
+    api_factory: Callable[[Sequence[str]], Any] = SessionAPI,
+    *,
+    token: str | None = None,
+    insecure: bool = False,
+    max_body_size: int = DEFAULT_MAX_BODY,
+) -> WebServer:
+    """Serve the web API on ``host:port`` (0: any free port) for a cluster's ``supervisors``.
+
+    Parameters
+    ----------
+    host, port
+        Where to listen.
+    supervisors
+        The cluster's supervisor addresses, handed to ``api_factory``.
+    api_factory
+        Makes the object whose async methods serve the requests (``SessionAPI``;
+        tests pass ``MockSessionAPI``).
+    token
+        When set, every request must carry it (``Authorization: Bearer <token>``
+        or ``?token=``) or gets 401 and nothing runs.
+    insecure
+        Serve a non-loopback address without a token (anyone who can reach the
+        port can then run code in the cluster).
+    max_body_size
+        Largest request body accepted, in bytes (413 above it).
+
+    Examples
+    --------
+    >>> from mars.services.session.mock import MockSessionAPI
+    >>> async def demo():
+    ...     server = await start_web_server("127.0.0.1", 0, ["sup:1"], MockSessionAPI)
+    ...     await server.stop()
+    ...     return server.url.startswith("http://127.0.0.1:")
+    >>> import asyncio; asyncio.run(demo())
+    True
+    """
+    _check_security(host, token, insecure)
+    if max_body_size <= 0:
+        raise ValueError(f"max_body_size must be positive, got {max_body_size}")
+    middlewares: list[Any] = [_errors]
+    if token is not None:
+        middlewares.append(_auth(token))
+    app = web.Application(middlewares=middlewares, client_max_size=max_body_size)
+    api = api_factory(list(supervisors))
+    app[API_KEY] = api
+    app[SUPERVISORS_KEY] = list(supervisors)
+    app[BODY_LIMIT_KEY] = max_body_size
+    app.add_routes(routes)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    bound = runner.addresses[0]
+    return WebServer(runner, host, int(bound[1]), api)
+
+
+def _check_security(host: str, token: str | None, insecure: bool) -> None:
+    if token is not None and (not isinstance(token, str) or not token):
+        raise ValueError(f"token must be a non-empty string, got {token!r}")
+    if token is None and not insecure and not _is_loopback(host):
+        raise ValueError(
+            f"a web service on {host!r} needs a token: anyone who reaches it can run code "
+            "(pass token=..., or insecure=True to serve without one)"
+        )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
+
+
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every failure leaves as ``{"error": {"type", "message", "traceback"}}`` with its status."""
+    try:
+        return await handler(request)
+    except web.HTTPException as e:
+        if e.status < 400:
+            raise
+        name = _HTTP_NAMES.get(e.status, "HTTPError")
+        message = f"no route {request.method} {request.path} (see docs/web-api.md)" if e.status == 404 else e.reason
+        body = {"error": {"type": name, "message": message, "traceback": ""}}
+        return web.json_response(body, status=e.status)
+    except Exception as e:
+        status = status_of(e)
+        if status >= 500:
+            logger.exception("%s %s failed", request.method, request.path)
+        # a client's own mistake needs no server stack to explain it
+        body = error_json(e, with_traceback=not isinstance(e, WebError))
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        return web.json_response(body, status=status, headers=headers)
+
+
+def _auth(token: str) -> Any:
+    expected = token.encode()
+
+    @web.middleware
+    async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
+        offered = request.query.get("token")
+        header = request.headers.get("Authorization", "")
+        if header.startswith("Bearer "):
+            offered = header[len("Bearer ") :].strip()
+        if offered is None or not hmac.compare_digest(offered.encode(), expected):
+            raise Unauthorized(
+                "this cluster needs its token: send 'Authorization: Bearer <token>' or add ?token=<token> to the URL"
+            )
+        return await handler(request)
+
+    return check_token
