@@ -307,17 +307,27 @@ def _release(session_ref: weakref.ref, keys: list[str]) -> None:
         session._release(keys)
 
 
-def new_session(address: str | None = None, default: bool = True, **kw: Any) -> Session:
-    """A session: local with no ``address``; becomes the default unless ``default=False``.
+def new_session(address: str | None = None, default: bool = True, **kw: Any) -> Any:
+    """A session: local with no ``address``, else one on the cluster there.
+
+    ``address`` is a web URL (``http://host:web_port``, may carry ``?token=``)
+    or a supervisor's ``host:port``. The session becomes the default unless
+    ``default=False``.
 
     >>> import mars, mars.tensor as mt
     >>> sess = mars.new_session()
     >>> sess.run(mt.ones(3) + 1)
     array([2., 2., 2.])
     """
+    token = kw.pop("token", None)
     if kw:
         raise TypeError(f"new_session() got unexpected arguments {sorted(kw)}")
-    session = Session(address)
+    if address is None:
+        session: Any = Session(None)
+    else:
+        from .remote import ClusterSession  # the client stack loads only for clusters
+
+        session = ClusterSession(address, token=token)
     if default:
         session.as_default()
     return session

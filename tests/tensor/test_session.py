@@ -63,8 +63,9 @@ def test_as_default_and_new_session_default():
     assert mars.get_default_session() is s1
     s2.as_default()
     assert mars.get_default_session() is s2
-    with pytest.raises(NotImplementedError, match="distributed"):
+    with pytest.raises(ConnectionError, match="cannot reach the mars web service at http://127.0.0.1:1"):
         mars.new_session("http://127.0.0.1:1")
+    assert mars.get_default_session() is s2  # a session that could not start changes nothing
 
 
 def test_setitem_style_rebinding_frees_old_results():

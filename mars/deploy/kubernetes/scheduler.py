@@ -1,0 +1,17 @@
+"""``python -m mars.deploy.kubernetes.scheduler``: ``mars-scheduler`` with defaults from the pod's environment."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from . import main as _main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the pod's ``mars-scheduler``; returns the exit code."""
+    return _main("scheduler", argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""A cluster on this machine: ``new_cluster()`` starts a supervisor and workers as processes.
+
+>>> from mars.deploy.local import new_cluster        # doctest: +SKIP
+>>> with new_cluster(n_worker=2, n_cpu=1) as cluster:  # doctest: +SKIP
+...     (mt.ones((4, 4)) + 1).execute()               # runs on the cluster
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+from ..oscar.loop import new_event_loop
+from .oscar.config import load_config
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _node_main(role: str) -> None:
+    """Entry point of a node's process: config on stdin, one JSON line on stdout once serving."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the user's terminal is for the parent
+    config = json.loads(sys.stdin.readline())
+    loop = new_event_loop(config.get("oscar", {}).get("use_uvloop", "auto"))
+    try:
+        loop.run_until_complete(_serve(role, config))
+    finally:
+        loop.close()
+
+
+def _say(status: str, info: Any) -> None:
+    sys.stdout.write(json.dumps([status, info]) + "\n")
+    sys.stdout.flush()
+
+
+async def _serve(role: str, config: dict) -> None:
+    from .oscar import node
+
+    try:
+        started = await (node.start_supervisor(config) if role == "supervisor" else node.start_worker(config))
+    except BaseException as e:  # noqa: BLE001 - reported to the parent, which raises it
+        _say("error", f"{type(e).__name__}: {e}")
+        return
+    _say("ok", [started.address, getattr(started, "web_address", None)])
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    parent = os.getppid()
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), 0.5)
+        except asyncio.TimeoutError:
+            if os.getppid() != parent:  # the parent died without stopping us
+                break
+    await started.stop()
+
+
+class _NodeProcess:
+    """A node in a child process (a fresh interpreter: the user's script is not imported again)."""
+
+    def __init__(self, role: str, config: dict):
+        self.role = role
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mars.deploy.local", role],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
+        )
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(config) + "\n")
+        self.process.stdin.close()
+        self.address: str = ""
+        self.web_address: str | None = None
+
+    def wait_ready(self, timeout: float) -> None:
+        out = self.process.stdout
+        assert out is not None
+        ready, _, _ = select.select([out], [], [], timeout)
+        line = out.readline() if ready else ""
+        if not line:
+            self.kill()
+            why = f"exited with code {self.process.poll()}" if ready else f"did not start within {timeout:g} s"
+            raise RuntimeError(f"the {self.role} process {why}")
+        status, info = json.loads(line)
+        if status != "ok":
+            self.kill()
+            raise RuntimeError(f"the {self.role} failed to start: {info}")
+        self.address, self.web_address = info
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(5)
+
+
+class LocalCluster:
+    """A supervisor and ``n_worker`` workers as processes on this machine; see :func:`new_cluster`."""
+
+    def __init__(self, n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, n_io_process: int = 1,
+                 config: dict | None = None, timeout: float = 60.0):
+        if not isinstance(n_worker, int) or n_worker < 1:
+            raise ValueError(f"n_worker must be a positive int, got {n_worker!r}")
+        self.n_worker = n_worker
+        self.config = load_config(None, config)
+        host = self.config["supervisor"]["host"]
+        self.config["supervisor"]["port"] = self.config["supervisor"].get("port") or _free_port(host)
+        if web:
+            self.config["supervisor"]["web_port"] = self.config["supervisor"].get("web_port") or _free_port(host)
+        else:
+            self.config["supervisor"]["web_port"] = None
+        self.endpoint = f"{host}:{self.config['supervisor']['port']}"
+        self.config["worker"].update(supervisors=[self.endpoint], n_cpu=_per_worker_cpu(n_cpu, n_worker),
+                                     n_io_process=n_io_process)
+        self._nodes: list[_NodeProcess] = []
+        self.session: Any = None
+        self._start(timeout)
+
+    def _start(self, timeout: float) -> None:
+        try:
+            # workers start beside the supervisor and register once it is up
+            self._nodes.append(_NodeProcess("supervisor", self.config))
+            self._nodes.extend(_NodeProcess("worker", self.config) for _ in range(self.n_worker))
+            for node in self._nodes:
+                node.wait_ready(timeout)
+            from ..remote import ClusterSession
+
+            self.session = ClusterSession(self.web_address or self.endpoint)
+            self.session.as_default()
+            self._wait_workers(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_workers(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            alive = [w for w in self.session._backend.call("get_workers") if w.get("state") == "alive"]
+            if len(alive) >= self.n_worker:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{len(alive)} of {self.n_worker} workers registered within {timeout:g} s")
+            time.sleep(0.005)
+
+    @property
+    def web_address(self) -> str | None:
+        return self._nodes[0].web_address if self._nodes else None
+
+    @property
+    def worker_addresses(self) -> list[str]:
+        return [n.address for n in self._nodes[1:]]
+
+    def stop(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        for node in reversed(self._nodes):  # workers first: they say goodbye to the supervisor
+            node.stop()
+        self._nodes = []
+
+    def __enter__(self) -> LocalCluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"<LocalCluster {self.endpoint}, {self.n_worker} workers, web {self.web_address}>"
+
+
+def _per_worker_cpu(n_cpu: int | str, n_worker: int) -> int:
+    if n_cpu == "auto" or n_cpu is None:
+        return max(1, (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1) // n_worker)
+    if not isinstance(n_cpu, int) or n_cpu < 1:
+        raise ValueError(f"n_cpu must be 'auto' or a positive int, got {n_cpu!r}")
+    return n_cpu
+
+
+def new_cluster(n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, **kw: Any) -> LocalCluster:
+    """Start a supervisor and ``n_worker`` workers on this machine; their session becomes the default.
+
+    ``n_cpu`` is per worker (``"auto"``: this machine's cores shared among the
+    workers). The result has ``.session``, ``.endpoint`` (the supervisor),
+    ``.web_address`` and ``.stop()``, and works as a context manager.
+
+    >>> import mars.tensor as mt                        # doctest: +SKIP
+    >>> with new_cluster(n_worker=2, n_cpu=1) as c:     # doctest: +SKIP
+    ...     print((mt.ones(4) * 2).execute().fetch())
+    [2. 2. 2. 2.]
+    """
+    return LocalCluster(n_worker=n_worker, n_cpu=n_cpu, web=web, **kw)
+
+
+if __name__ == "__main__":
+    _node_main(sys.argv[1])

@@ -1,0 +1,256 @@
+"""Starting and stopping the nodes of a cluster: supervisor, worker, and the web service alone.
+
+The command-line entry points (:mod:`mars.deploy.oscar.cmdline`) and
+:func:`mars.deploy.local.new_cluster` both come here with a merged config
+dict (the defaults shipped in ``config.yml``, a user's file, then flags).
+
+A supervisor is one actor pool running the cluster, session and task
+services, and the web service when it has a web port. A worker is a main
+pool (storage, execution queue, heartbeats) with one sub pool process per
+CPU slot, each limited to one BLAS/OpenMP thread so that ``--n-cpu N``
+really means N busy cores, plus ``--n-io-process`` IO sub pools that serve
+its chunks to other workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import socket
+import time
+import uuid
+from typing import Any
+
+import psutil
+
+from ... import oscar as mo
+from ...services.cluster.core import WorkerInfo
+from ...services.cluster.resources import parse_memory_limit, parse_n_cpu
+from ...services.cluster.supervisor import CLUSTER_UID, ClusterManagerActor
+from ...services.cluster.worker import WORKER_CLUSTER_UID, WorkerHeartbeatActor
+from ...services.execution.api import EXECUTION_UID, SLOT_RUNNER_UID
+from ...services.execution.slot import SlotRunnerActor
+from ...services.execution.worker import ExecutionActor
+from ...services.session.api import SESSION_MANAGER_UID
+from ...services.session.supervisor import SessionManagerActor
+from ...services.storage.core import ChunkStore
+from ...services.storage.worker import (
+    STORAGE_UID,
+    TRANSFER_UID,
+    StorageActor,
+    TransferActor,
+)
+from ...services.task.processor import TaskConfig
+
+logger = logging.getLogger(__name__)
+
+#: slots run chunk functions single-threaded: the worker's parallelism is its slots
+_ONE_THREAD = {name: "1" for name in (
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS",
+)}
+
+
+def _address(host: str, port: int | str | None) -> str:
+    return f"{host}:{int(port or 0)}"
+
+
+def _split_list(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v) for v in value]
+
+
+async def _destroy_quietly(address: str, uids: tuple[str, ...]) -> None:
+    """Destroy actors in order (their ``__pre_destroy__`` cleans up); a node stops whatever fails."""
+    for uid in uids:
+        try:
+            await mo.destroy_actor(mo.ActorRef(address, uid))
+        except Exception as e:  # noqa: BLE001 - stopping anyway
+            logger.debug("stopping %s: could not destroy %s: %s", address, uid, e)
+
+
+def _is_loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def cluster_token(config: dict, host: str) -> str | None:
+    """The cluster's token: the one given, else a new one when bound beyond loopback (unless insecure).
+
+    Anyone who reaches a pool or the web port can run code (messages carry
+    pickles): a cluster others can reach needs a shared secret.
+    """
+    security = config.get("security") or {}
+    token = security.get("token") or os.environ.get("MARS_TOKEN") or None
+    if token is None and not _is_loopback(host) and not security.get("insecure"):
+        token = secrets.token_urlsafe(24)
+    return token
+
+
+class SupervisorNode:
+    def __init__(self, pool: Any, supervisors: list[str], web: Any = None, token: str | None = None):
+        self.pool = pool
+        self.supervisors = supervisors
+        self.web = web
+        self.token = token
+
+    @property
+    def address(self) -> str:
+        return self.pool.external_address
+
+    @property
+    def web_address(self) -> str | None:
+        return self.web.url if self.web is not None else None
+
+    async def stop(self) -> None:
+        if self.web is not None:
+            await self.web.stop()
+            self.web = None
+        await _destroy_quietly(self.address, (SESSION_MANAGER_UID, CLUSTER_UID))
+        await self.pool.stop()
+
+
+async def start_supervisor(config: dict) -> SupervisorNode:
+    """Start a supervisor pool with its services (and web, when ``supervisor.web`` and a web port)."""
+    sup = config["supervisor"]
+    token = cluster_token(config, sup["host"])
+    pool = await mo.create_actor_pool(_address(sup["host"], sup.get("port")), n_process=0, token=token,
+                                      use_uvloop=config.get("oscar", {}).get("use_uvloop", "auto"))
+    address = pool.external_address
+    if sup.get("advertise_address"):
+        address = f"{sup['advertise_address']}:{address.rsplit(':', 1)[1]}"
+    supervisors = _split_list(sup.get("supervisors")) or [address]
+    if address not in supervisors:
+        supervisors.append(address)
+    cluster_cfg = config.get("cluster", {})
+    task_cfg = config.get("task", {})
+    try:
+        await mo.create_actor(ClusterManagerActor, float(cluster_cfg.get("worker_timeout", 10.0)),
+                              uid=CLUSTER_UID, address=pool.external_address)
+        await mo.create_actor(SessionManagerActor, TaskConfig(no_worker_timeout=float(task_cfg.get("no_worker_timeout", 60.0))),
+                              uid=SESSION_MANAGER_UID, address=pool.external_address)
+        web = None
+        if sup.get("web", True) and sup.get("web_port") is not None:
+            from ...services.web.server import (
+                start_web_server,  # the web stack loads only where it is served
+            )
+
+            web = await start_web_server(sup["host"], int(sup["web_port"]), supervisors, token=token,
+                                         insecure=bool((config.get("security") or {}).get("insecure")))
+    except BaseException:
+        await pool.stop()
+        raise
+    return SupervisorNode(pool, supervisors, web, token)
+
+
+class WorkerNode:
+    def __init__(self, pool: Any, info: WorkerInfo, prefix: str):
+        self.pool = pool
+        self.info = info
+        self.prefix = prefix
+
+    @property
+    def address(self) -> str:
+        return self.pool.external_address
+
+    async def stop(self) -> None:
+        # heartbeats stop first, so supervisors see the worker go; storage unlinks its segments
+        await _destroy_quietly(self.address, (WORKER_CLUSTER_UID, EXECUTION_UID, STORAGE_UID))
+        await self.pool.stop()
+
+
+def _worker_pool_layout(n_cpu: int, n_io: int, cuda_devices: list[str]) -> tuple[list[str], list[dict]]:
+    labels = ["main"] + [f"slot-{i}" for i in range(n_cpu)] + [f"io-{i}" for i in range(n_io)]
+    envs = [dict(_ONE_THREAD) for _ in range(n_cpu + n_io)]
+    if cuda_devices:
+        # CPU slots must not grab a GPU; GPU work is not scheduled yet (see docs)
+        for env in envs:
+            env["CUDA_VISIBLE_DEVICES"] = ""
+    return labels, envs
+
+
+async def start_worker(config: dict) -> WorkerNode:
+    """Start a worker: main pool, ``n_cpu`` slot processes and ``n_io_process`` IO processes.
+
+    With ``worker.slots_in_process`` the slots run on threads of the main pool
+    instead (one process for the whole worker: fast to start, for tests).
+    """
+    wcfg = config["worker"]
+    supervisors = _split_list(wcfg.get("supervisors"))
+    if not supervisors:
+        raise ValueError("a worker needs the address of at least one supervisor (-s host:port)")
+    n_cpu = parse_n_cpu(wcfg.get("n_cpu", "auto"))
+    in_process = bool(wcfg.get("slots_in_process", False))
+    n_io = 0 if in_process else int(wcfg.get("n_io_process", 1))
+    cuda = [d for d in _split_list(wcfg.get("cuda_devices")) if d != "auto"]
+    memory_limit = parse_memory_limit(wcfg.get("phy_mem", "90%"), psutil.virtual_memory().total)
+    labels, envs = _worker_pool_layout(0 if in_process else n_cpu, n_io, cuda)
+    token = (config.get("security") or {}).get("token") or os.environ.get("MARS_TOKEN") or None
+    pool = await mo.create_actor_pool(_address(wcfg["host"], wcfg.get("port")), n_process=len(envs),
+                                      labels=labels, envs=envs, token=token,
+                                      use_uvloop=config.get("oscar", {}).get("use_uvloop", "auto"))
+    try:
+        return await _start_worker_services(pool, config, supervisors, n_cpu, memory_limit, cuda)
+    except BaseException:
+        await pool.stop()
+        raise
+
+
+async def _start_worker_services(pool: Any, config: dict, supervisors: list[str], n_cpu: int,
+                                 memory_limit: int, cuda: list[str]) -> WorkerNode:
+    address = pool.external_address
+    prefix = f"mars-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    slots = [s.address for s in pool.sub_pools if s.label.startswith("slot-")]
+    ios = [s.address for s in pool.sub_pools if s.label.startswith("io-")]
+    store = ChunkStore()
+    await mo.create_actor(StorageActor, prefix, store, uid=STORAGE_UID, address=address)
+    if slots:
+        slot_refs = await asyncio.gather(
+            *[mo.create_actor(SlotRunnerActor, prefix, uid=SLOT_RUNNER_UID, address=a) for a in slots])
+    else:
+        slot_refs = [await mo.create_actor(SlotRunnerActor, prefix, uid=f"{SLOT_RUNNER_UID}/{i}", address=address)
+                     for i in range(n_cpu)]
+    await asyncio.gather(*[mo.create_actor(TransferActor, address, uid=TRANSFER_UID, address=a) for a in ios])
+    await mo.create_actor(ExecutionActor, list(slot_refs), store, uid=EXECUTION_UID, address=address)
+    info = WorkerInfo(address=address, n_cpu=n_cpu, memory_limit=memory_limit, pid=os.getpid(),
+                      hostname=socket.gethostname(), slot_addresses=slots or [address], io_addresses=ios,
+                      cuda_devices=[int(d) for d in cuda if str(d).isdigit()], started=time.time())
+    interval = float(config.get("cluster", {}).get("heartbeat_interval", 1.0))
+    await mo.create_actor(WorkerHeartbeatActor, supervisors, info, interval, uid=WORKER_CLUSTER_UID, address=address)
+    return WorkerNode(pool, info, prefix)
+
+
+class WebNode:
+    def __init__(self, web: Any):
+        self.web = web
+        self.token: str | None = None
+
+    @property
+    def web_address(self) -> str:
+        return self.web.url
+
+    async def stop(self) -> None:
+        await self.web.stop()
+
+
+async def start_web(config: dict) -> WebNode:
+    """The web service alone (legacy ``mars-web``), serving the supervisors it points at."""
+    from ...services.web.server import start_web_server
+
+    web_cfg = config["web"]
+    supervisors = _split_list(web_cfg.get("supervisors"))
+    if not supervisors:
+        raise ValueError("mars-web needs the address of at least one supervisor (-s host:port)")
+    host = web_cfg.get("host") or "127.0.0.1"
+    token = cluster_token(config, host)
+    if token is not None:
+        mo.set_token(token)  # to reach the supervisors
+    insecure = bool((config.get("security") or {}).get("insecure"))
+    web = await start_web_server(host, int(web_cfg.get("port") or 0), supervisors, token=token, insecure=insecure)
+    node = WebNode(web)
+    node.token = token
+    return node

@@ -1,0 +1,293 @@
+"""Sessions on a running cluster: ``mars.new_session("http://host:web_port")``.
+
+The client sends the tileables it is asked to execute (their graph, pickled)
+to the cluster, which tiles and runs them; it waits on the task, drawing a
+progress bar; then it gives each executed object the chunk layout the
+cluster chose, so that ``fetch()`` can get the chunks and assemble them and
+later expressions can build on the held results. When an executed object
+dies, the client tells the cluster to release its chunks.
+
+An address without ``http://`` is a supervisor's actor address
+(``host:port``, several separated by commas): the client then calls the
+session service over the actor protocol, with no web service in between.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from .core.entity import TileableData, has_unknown
+from .core.operator import held_chunks
+from .core.tiling import as_data
+from .services.task.api import TaskInfo, TaskStatus
+
+logger = logging.getLogger(__name__)
+
+#: how long one wait on the cluster lasts before the progress bar is redrawn
+_POLL_SECONDS = 0.5
+
+
+class RemoteTraceback(Exception):
+    """Carries the traceback of an error raised on the cluster (the ``__cause__`` of the re-raised error)."""
+
+    def __str__(self) -> str:
+        return "\n\nThe error was raised on the cluster:\n\n" + str(self.args[0] if self.args else "")
+
+
+class _LoopThread:
+    """An event loop on a daemon thread, for the sync client to run coroutines on."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="mars-client")
+        self._thread.start()
+
+    def run(self, coro: Any, timeout: float | None = None) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(5)
+        if not self.loop.is_running():
+            self.loop.close()
+
+
+class _DirectBackend:
+    """The session service over the actor protocol (``host:port`` addresses)."""
+
+    def __init__(self, supervisors: list[str], token: str | None = None):
+        from .oscar import set_token
+        from .services.session.api import SessionAPI
+
+        if token is not None:
+            set_token(token)
+        self._thread = _LoopThread()
+        self.api = SessionAPI(supervisors)
+
+    def call(self, method: str, *args: Any) -> Any:
+        return self._thread.run(getattr(self.api, method)(*args))
+
+    def close(self) -> None:
+        from .oscar import close_connections
+
+        try:
+            self._thread.run(_run_sync(close_connections), timeout=5)
+        finally:
+            self._thread.close()
+
+
+async def _run_sync(fn: Callable[[], Any]) -> Any:
+    return fn()
+
+
+class _WebBackend:
+    """The session service through the web service (``http://`` URLs)."""
+
+    def __init__(self, url: str, token: str | None = None):
+        from .services.web.client import SyncWebClient
+
+        self._client = SyncWebClient(url, token=token)
+
+    def call(self, method: str, *args: Any) -> Any:
+        return self._client.call(getattr(self._client.client, method), *args)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _backend_for(address: str, token: str | None) -> Any:
+    if address.startswith(("http://", "https://")):
+        return _WebBackend(address, token)
+    return _DirectBackend([a.strip() for a in address.split(",") if a.strip()], token)
+
+
+class ClusterSession:
+    """A session on a cluster; the same methods as the local :class:`mars.session.Session`."""
+
+    def __init__(self, address: str, token: str | None = None, session_id: str | None = None):
+        self.address = address
+        self._backend = _backend_for(address, token)
+        try:
+            self.session_id = self._backend.call("create_session", session_id)
+        except BaseException:
+            self._backend.close()
+            raise
+        self._values: dict[str, Any] = {}  # small results that came with the task's info
+        self._held: weakref.WeakSet = weakref.WeakSet()
+        self._lock = threading.RLock()
+        self._closed = False
+
+    # ----------------------------------------------------------------- public
+    def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None, **kw: Any) -> Any:
+        """Run ``tileables`` together on the cluster; returns them (one, or a list)."""
+        from .session import ExecutionFuture
+
+        self._check_open()
+        if kw:
+            raise TypeError(f"execute() got unexpected arguments {sorted(kw)}")
+        ret = tileables[0] if len(tileables) == 1 else list(tileables)
+        datas = [as_data(t) for t in tileables]
+        if wait:
+            self._run(datas, show_progress, None)
+            return ret
+        cancel = threading.Event()
+        future: concurrent.futures.Future = concurrent.futures.Future()
+
+        def target() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                self._run(datas, False if show_progress is None else show_progress, cancel)
+            except BaseException as e:  # noqa: BLE001 - delivered through the future
+                future.set_exception(e)
+            else:
+                future.set_result(ret)
+
+        threading.Thread(target=target, daemon=True, name="mars-execute").start()
+        return ExecutionFuture(future, cancel)
+
+    def fetch(self, *tileables: Any) -> Any:
+        """The values of ``tileables`` (executing any not yet executed)."""
+        self._check_open()
+        datas = [as_data(t) for t in tileables]
+        missing = [d for d in datas if not self.is_executed(d)]
+        if missing:
+            self._run(missing, None, None)
+        keys = [c.key for d in datas for c in d.chunks if c.key not in self._values]
+        fetched = dict(zip(keys, self._backend.call("fetch", self.session_id, keys))) if keys else {}
+        values = []
+        for d in datas:
+            parts = [self._values[c.key] if c.key in self._values else fetched[c.key] for c in d.chunks]
+            values.append(d.assemble(parts))
+        return values[0] if len(values) == 1 else values
+
+    def run(self, *tileables: Any, **kw: Any) -> Any:
+        self.execute(*tileables, **kw)
+        return self.fetch(*tileables)
+
+    def is_executed(self, tileable: Any) -> bool:
+        return not self._closed and as_data(tileable) in self._held
+
+    def as_default(self) -> ClusterSession:
+        from .core import session as registry
+
+        registry.set_default_session(self)
+        return self
+
+    def close(self) -> None:
+        from .core import session as registry
+
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._backend.call("delete_session", self.session_id)
+        except Exception as e:  # noqa: BLE001 - the cluster may be gone already
+            logger.debug("could not delete session %s: %s", self.session_id, e)
+        finally:
+            self._backend.close()
+            self._values.clear()
+        if registry.get_default_session() is self:
+            registry.set_default_session(None)
+
+    def __enter__(self) -> ClusterSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<ClusterSession {self.session_id} at {self.address}>"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this session is closed; make a new one with mars.new_session(address)")
+
+    # ----------------------------------------------------------------- running
+    def _run(self, datas: list[TileableData], show_progress: bool | None, cancel: threading.Event | None) -> None:
+        from .session import _Progress
+
+        self._check_open()
+        todo = [d for d in datas if d not in self._held]
+        if not todo:
+            return
+        progress = _Progress(show_progress)
+        try:
+            info = self._wait(self._backend.call("submit_and_wait", self.session_id, todo, 0.05), progress, cancel)
+        finally:
+            progress.close()
+        if info.status is not TaskStatus.succeeded:
+            _raise_task_error(info)
+        self._values.update(info.inline_values)
+        for data, result in zip(todo, info.results):
+            self._adopt(data, result)
+
+    def _wait(self, info: TaskInfo, progress: Any, cancel: threading.Event | None) -> TaskInfo:
+        """Wait on the task ``info`` describes (a tiny job is done already), drawing progress."""
+        warned = ""
+        while True:
+            if info.message and info.message != warned:
+                warned = info.message
+                print(f"mars: {info.message}", file=sys.stderr, flush=True)
+            if info.status.is_done:
+                if info.n_subtasks:
+                    progress(info.n_finished, info.n_subtasks)
+                return info
+            if info.n_subtasks:
+                progress(info.n_finished, info.n_subtasks)
+            if cancel is not None and cancel.is_set():
+                self._backend.call("cancel_task", self.session_id, info.task_id)
+                cancel = None  # the next wait sees it cancelled
+            info = self._backend.call("get_task", self.session_id, info.task_id, _POLL_SECONDS)
+
+    def _adopt(self, data: TileableData, result: Any) -> None:
+        """Give ``data`` the chunk layout the cluster made for it, and hold its chunks."""
+        data.chunks = held_chunks(data, [(c.key, c.index, c.shape) for c in result.chunks])
+        data.nsplits = tuple(tuple(s) for s in result.nsplits)
+        if has_unknown(data.shape) or any(has_unknown(s) for s in data.nsplits):
+            data.refresh_shape()
+        keys = [c.key for c in result.chunks]
+        with self._lock:
+            if data in self._held:  # held already: the cluster counted this task's reference too
+                self._release(keys)
+                return
+            self._held.add(data)
+        weakref.finalize(data, _release_from_gc, weakref.ref(self), keys)
+
+    def _release(self, keys: list[str]) -> None:
+        if self._closed:
+            return
+        for k in keys:
+            self._values.pop(k, None)
+        try:
+            self._backend.call("release", self.session_id, keys)
+        except Exception as e:  # noqa: BLE001 - releasing is best effort: the session's end frees all
+            logger.debug("could not release %d chunks: %s", len(keys), e)
+
+
+def _release_from_gc(session_ref: weakref.ref, keys: list[str]) -> None:
+    session = session_ref()
+    if session is None or session._closed:
+        return
+    # the garbage collector may run in any thread, even the client loop's: hand the call to a thread
+    threading.Thread(target=session._release, args=(keys,), daemon=True, name="mars-release").start()
+
+
+def _raise_task_error(info: TaskInfo) -> None:
+    error = info.error
+    if error is None:
+        raise RuntimeError(f"task {info.task_id} ended as {info.status.value} without an error")
+    if info.status is TaskStatus.cancelled:
+        raise concurrent.futures.CancelledError("execution was cancelled")
+    if info.error_traceback:
+        error.__cause__ = RemoteTraceback(info.error_traceback)
+    raise error

@@ -1,0 +1,201 @@
+"""A real cluster: ``mars-supervisor`` and ``mars-worker`` processes on loopback, driven like a user would."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import psutil
+import pytest
+
+import mars
+import mars.tensor as mt
+
+pytestmark = pytest.mark.timeout(180)
+
+
+class Node:
+    """A node started by its command line; ``lines`` holds what it printed."""
+
+    def __init__(self, role: str, *args: str, env: dict | None = None):
+        cmd = [sys.executable, "-m", f"mars.deploy.oscar.{role}", *args]
+        self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        env={**os.environ, **(env or {})})
+        self.lines: list[str] = []
+        self._queue: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self._queue.put(line)
+        self._queue.put(None)
+
+    def wait_for(self, text: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self._queue.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            self.lines.append(line)
+            if text in line:
+                return line.strip()
+        raise AssertionError(f"{text!r} not printed; got {self.lines!r} (exit {self.process.poll()})")
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                return self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                return -9
+        return self.process.returncode
+
+
+def _start_supervisor(*extra: str) -> tuple[Node, str, str]:
+    sup = Node("supervisor", "-H", "127.0.0.1", "-p", "0", "-w", "0", *extra)
+    address = sup.wait_for("Mars supervisor started at").rsplit(" ", 1)[1]
+    url = sup.wait_for("Mars Web started at").rsplit(" ", 1)[1]
+    return sup, address, url
+
+
+def _start_worker(supervisors: str, *extra: str) -> Node:
+    w = Node("worker", "-H", "127.0.0.1", "-s", supervisors, *extra)
+    w.wait_for("Mars worker started at")
+    return w
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    sup, address, url = _start_supervisor()
+    workers = [_start_worker(address, "--n-cpu", "1") for _ in range(2)]
+    yield address, url, workers
+    codes = [w.stop() for w in workers] + [sup.stop()]
+    assert codes == [0, 0, 0], f"nodes did not stop cleanly: {codes}"
+    for node in workers + [sup]:
+        assert not psutil.pid_exists(node.process.pid) or psutil.Process(node.process.pid).status() == "zombie"
+
+
+def test_the_seeds_inner_product_over_http(cluster):
+    _, url, _ = cluster
+    with mars.new_session(url, default=False) as sess:
+        a = mt.random.rand(2000, 2000, chunk_size=200)
+        product = sess.execute(mt.inner(a, a))
+        values = sess.fetch(a)
+        np.testing.assert_allclose(sess.fetch(product), np.inner(values, values), rtol=1e-10)
+
+
+def test_a_user_error_fails_the_job_and_the_cluster_stays_healthy(cluster):
+    _, url, _ = cluster
+    with mars.new_session(url, default=False) as sess:
+        with pytest.raises(ValueError):
+            sess.run(mt.tensor(np.array(["a", "b"]), chunk_size=1).astype(float))
+        assert sess.run(mt.arange(10, chunk_size=3).sum()) == 45
+
+
+def test_sessions_of_the_actor_protocol_and_of_the_web_share_the_cluster(cluster):
+    address, url, _ = cluster
+    with mars.new_session(address, default=False) as direct, mars.new_session(url, default=False) as web:
+        x = np.arange(100.0)
+        assert direct.run(mt.tensor(x, chunk_size=7).sum()) == web.run(mt.tensor(x, chunk_size=9).sum()) == x.sum()
+
+
+def test_n_cpu_holds_for_blas_heavy_work():
+    """A worker with --n-cpu 1 keeps at most one core busy, BLAS threads included."""
+    sup, address, url = _start_supervisor()
+    worker = _start_worker(address, "--n-cpu", "1", "--n-io-process", "1")
+    try:
+        tree = psutil.Process(worker.process.pid)
+
+        def cpu_seconds() -> float:
+            total = 0.0
+            for p in [tree, *tree.children(recursive=True)]:
+                try:
+                    t = p.cpu_times()
+                    total += t.user + t.system
+                except psutil.NoSuchProcess:
+                    pass
+            return total
+
+        with mars.new_session(url, default=False) as sess:
+            a = mt.random.rand(1500, 1500, chunk_size=1500)
+            sess.execute(a)
+            before, start = cpu_seconds(), time.monotonic()
+            sess.execute(a @ a @ a @ a)
+            used, wall = cpu_seconds() - before, time.monotonic() - start
+        assert wall > 0.2, "the job was too short to measure"
+        assert used / wall < 1.25, f"the worker kept {used / wall:.2f} cores busy with --n-cpu 1"
+    finally:
+        worker.stop()
+        sup.stop()
+
+
+def test_a_job_without_workers_says_so_then_runs_once_one_joins(tmp_path):
+    sup, address, url = _start_supervisor()
+    worker = None
+    try:
+        with mars.new_session(url, default=False) as sess:
+            future = sess.execute(mt.arange(6, chunk_size=2) * 2, wait=False)
+            time.sleep(1.0)
+            assert not future.done()
+            worker = _start_worker(address, "--n-cpu", "1")
+            result = future.result(60)
+            np.testing.assert_array_equal(sess.fetch(result), np.arange(6) * 2)
+    finally:
+        if worker is not None:
+            worker.stop()
+        sup.stop()
+
+
+def test_a_job_without_workers_fails_after_the_timeout_naming_the_supervisor(tmp_path, capfd):
+    config = tmp_path / "config.yml"
+    config.write_text("task:\n  no_worker_timeout: 1.5\n")
+    sup, address, url = _start_supervisor("-f", str(config))
+    try:
+        with mars.new_session(url, default=False) as sess:
+            start = time.monotonic()
+            with pytest.raises(TimeoutError, match=f"none registered with supervisor {address}"):
+                sess.execute(mt.ones(3) + 1)
+            assert time.monotonic() - start < 10
+        assert "waiting for workers: none registered" in capfd.readouterr().err
+    finally:
+        sup.stop()
+
+
+def test_two_supervisors_spread_sessions_and_either_web_port_serves_any(tmp_path):
+    import socket
+
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    both = ",".join(f"127.0.0.1:{p}" for p in ports)
+    sups = [Node("supervisor", "-H", "127.0.0.1", "-p", str(p), "-w", "0", "-s", both) for p in ports]
+    worker = None
+    try:
+        urls = [s.wait_for("Mars Web started at").rsplit(" ", 1)[1] for s in sups]
+        worker = _start_worker(both, "--n-cpu", "1")
+        owners = set()
+        from mars.services.session.api import owner_of
+
+        for i in range(6):
+            with mars.new_session(urls[i % 2], default=False) as sess:
+                owners.add(owner_of(sess.session_id, both.split(",")))
+                assert sess.run(mt.arange(10, chunk_size=4).sum()) == 45
+        assert len(owners) == 2, "all sessions landed on one supervisor"
+    finally:
+        if worker is not None:
+            worker.stop()
+        for s in sups:
+            s.stop()
