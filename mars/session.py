@@ -11,7 +11,6 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
-import gc
 import sys
 import threading
 import weakref
@@ -21,7 +20,7 @@ from .core import session as _registry
 from .core.entity import ChunkData, TileableData, has_unknown
 from .core.executor import ExecutionCancelled, execute_subtasks
 from .core.fusion import fuse
-from .core.graph import build_subtasks
+from .core.graph import build_subtasks, gc_paused
 from .core.options import options
 from .core.tiling import Tiler, as_data
 
@@ -189,7 +188,7 @@ class Session:
             self._running += 1
             try:
                 tiler = Tiler(lambda chunks, want: self._run_stage(chunks, want, stage_keys, cancel))
-                with _gc_paused():
+                with gc_paused():
                     tiler.tile(targets)
                 chunks = [c for t in targets for c in t.chunks or ()]
                 try:
@@ -218,7 +217,7 @@ class Session:
     def _compute(self, chunks: Sequence[ChunkData], cancel: threading.Event | None, progress: Any) -> None:
         store = self._store
         keep = {c.key for c in chunks}
-        with _gc_paused():
+        with gc_paused():
             subtasks = fuse(build_subtasks(chunks, store.__contains__), keep)
         n_threads = options.effective_threads()
         with _blas_threads(subtasks, n_threads):
@@ -285,20 +284,6 @@ def _blas_threads(subtasks: Sequence[Any], n_threads: int):  # type: ignore[no-u
 
     with threadpool_limits(limits=max(1, n_threads // min(n_threads, n_blas)), user_api="blas"):
         yield
-
-
-@contextlib.contextmanager
-def _gc_paused():  # type: ignore[no-untyped-def]
-    """Graph building makes many small objects and no cycles worth collecting mid-way:
-    the cyclic collector would rescan them again and again (a third of the time
-    for a 10,000-chunk graph)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _release(session_ref: weakref.ref, keys: list[str]) -> None:

@@ -8,8 +8,11 @@ target chunks and stops at chunks whose data is already available.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .entity import ChunkData
 
@@ -24,14 +27,13 @@ class Subtask:
     #: and their dtypes where the entity has one (tensors), else None
     output_dtypes: list[Any] = field(default_factory=list)
 
-    def __getstate__(self) -> dict:
+    def __reduce__(self) -> tuple:
         # a subtask travels without the graph behind its op: a bare copy of the
-        # op (parameters only) and the keys of what it reads and writes
-        state = dict(self.__dict__)
-        copy = getattr(self.op, "copy", None)
-        if callable(copy) and hasattr(self.op, "params"):
-            state["op"] = copy()
-        return state
+        # op (parameters only) and the keys of what it reads and writes; fields
+        # by position, as thousands of subtasks go out in one message
+        bare = getattr(self.op, "bare", None)
+        op = bare() if callable(bare) else self.op
+        return Subtask, (op, self.input_keys, self.output_keys, self.output_shapes, self.output_dtypes)
 
     def __repr__(self) -> str:
         return f"Subtask({type(self.op).__name__}, in={[k[:6] for k in self.input_keys]}, out={[k[:6] for k in self.output_keys]})"
@@ -91,3 +93,31 @@ def _dedupe_by_key(subtasks: list[Subtask]) -> list[Subtask]:
 def describe(subtasks: Sequence[Subtask]) -> str:
     """A printable view of a subtask list, one line each."""
     return "\n".join(f"{i}: {st!r}" for i, st in enumerate(subtasks))
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while graphs are built (nestable, from any thread).
+
+    Graph building makes many small objects and no cycles worth collecting
+    mid-way: the collector would rescan them again and again (a third of the
+    time for a 10,000-chunk graph).
+    """
+    global _gc_pauses, _gc_was_enabled
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()

@@ -73,6 +73,17 @@ class Operator:
         kw.update(changes)
         return type(self)(**kw)
 
+    def bare(self) -> Operator:
+        """This op without its graph (no inputs, no outputs): what a subtask carries to a worker.
+
+        A shallow copy, cheaper than :meth:`copy` (no ``__init__`` checks to run again).
+        """
+        op = object.__new__(type(self))
+        op.__dict__.update(self.__dict__)
+        op.inputs = []
+        op._outputs = []
+        return op
+
     def _compute_key(self, inputs: Sequence) -> str:
         cls = type(self)
         parts = [cls.__module__, cls.__qualname__]
@@ -115,6 +126,13 @@ class Operator:
         """The chunk function: input values in, output value (tuple when several) out."""
         raise NotImplementedError(f"{type(self).__name__} has no chunk function")
 
+    def __reduce__(self) -> tuple:
+        # attribute names go out as one interned tuple per class and layout: pickle
+        # writes it once per message, not once per op (thousands of ops per batch)
+        state = self.__getstate__()
+        names = _interned(tuple(state))
+        return _rebuild_op, (type(self), names, tuple(state[n] for n in names))
+
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         # weak references do not pickle: each output links itself back when it is
@@ -144,6 +162,19 @@ class Operator:
     def __repr__(self) -> str:
         args = ", ".join(f"{p}={_short(getattr(self, p))}" for p in type(self).params)
         return f"{type(self).__name__}({args})"
+
+
+_NAMES: dict[tuple, tuple] = {}
+
+
+def _interned(names: tuple) -> tuple:
+    return _NAMES.setdefault(names, names)
+
+
+def _rebuild_op(cls: type, names: tuple, values: tuple) -> Operator:
+    op: Operator = object.__new__(cls)
+    op.__dict__.update(zip(names, values))
+    return op
 
 
 def _short(value: Any) -> str:

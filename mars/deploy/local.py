@@ -115,7 +115,7 @@ class _NodeProcess:
 class LocalCluster:
     """A supervisor and ``n_worker`` workers as processes on this machine; see :func:`new_cluster`."""
 
-    def __init__(self, n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, n_io_process: int = 1,
+    def __init__(self, n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, n_io_process: int = 0,
                  config: dict | None = None, timeout: float = 60.0):
         if not isinstance(n_worker, int) or n_worker < 1:
             raise ValueError(f"n_worker must be a positive int, got {n_worker!r}")
@@ -198,7 +198,8 @@ def new_cluster(n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, 
     """Start a supervisor and ``n_worker`` workers on this machine; their session becomes the default.
 
     ``n_cpu`` is per worker (``"auto"``: this machine's cores shared among the
-    workers). The result has ``.session``, ``.endpoint`` (the supervisor),
+    workers). The workers of one machine need no IO processes (``n_io_process=0``:
+    their main pools serve their chunks); pass ``n_io_process=1`` to have them. The result has ``.session``, ``.endpoint`` (the supervisor),
     ``.web_address`` and ``.stop()``, and works as a context manager.
 
     >>> import mars.tensor as mt                        # doctest: +SKIP

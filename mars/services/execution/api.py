@@ -43,6 +43,11 @@ class SubtaskSpec:
     #: set by the worker before a slot runs it: descriptors of inputs held here
     local_inputs: dict[str, Any] = field(default_factory=dict)
 
+    def __reduce__(self) -> tuple:
+        # by position: a batch carries thousands of specs
+        return SubtaskSpec, (self.session_id, self.task_id, self.index, self.subtask, self.priority,
+                             self.remote_inputs, self.report_values, self.chained, self.local_inputs)
+
 
 @dataclass
 class OutputMeta:
@@ -52,6 +57,9 @@ class OutputMeta:
     #: the value itself when small and asked for
     value: Any = None
     has_value: bool = False
+
+    def __reduce__(self) -> tuple:
+        return OutputMeta, (self.key, self.shape, self.nbytes, self.value, self.has_value)
 
 
 @dataclass
@@ -68,6 +76,10 @@ class SubtaskReport:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def __reduce__(self) -> tuple:
+        return SubtaskReport, (self.session_id, self.task_id, self.index, self.worker, self.outputs, self.error,
+                               self.traceback, self.duration)
 
 
 @dataclass

@@ -89,7 +89,11 @@ class GraphRun:
         if no_inputs:
             for i, address in zip(no_inputs, placer.place_sources(len(no_inputs))):
                 by_worker.setdefault(address, []).append(self._spec(i, address, placer))
-        rest = [i for i in ready if i not in set(no_inputs)] if no_inputs else ready
+        if no_inputs:
+            sourced = set(no_inputs)
+            rest = [i for i in ready if i not in sourced]
+        else:
+            rest = ready
         meta = self.proc.meta
         for i in rest:
             held: dict[str, int] = {}

@@ -23,7 +23,7 @@ from typing import Any
 from ... import oscar as mo
 from ...core.entity import ChunkData, TileableData
 from ...core.fusion import fuse
-from ...core.graph import build_subtasks
+from ...core.graph import build_subtasks, gc_paused
 from ...core.tiling import Tiler
 from ..cluster.api import ClusterAPI
 from ..errors import DataNotFound, NoWorkersError, TaskCancelled, TaskNotFound
@@ -142,13 +142,17 @@ class SessionProcessor:
         loop = asyncio.get_running_loop()
         try:
             tiler = Tiler(lambda chunks, want: self._stage_from_thread(loop, task, chunks, want))
-            await loop.run_in_executor(None, tiler.tile, task.targets)
+            started = time.perf_counter()
+            await loop.run_in_executor(None, _tile_without_gc, tiler, task.targets)
+            tiled = time.perf_counter()
             if task.cancelled:
                 raise TaskCancelled(f"task {task.task_id} was cancelled")
             chunks = [c for t in task.targets for c in t.chunks or ()]
             keep = {c.key for c in chunks}
             await self._run_chunks(task, chunks, keep)
             self._finish_success(task)
+            logger.debug("task %s: tiled in %.3f s, ran %d subtasks in %.3f s", task.task_id, tiled - started,
+                         task.n_subtasks, time.perf_counter() - tiled)
         except BaseException as e:  # noqa: BLE001 - the task's outcome, handed to whoever waits on it
             self._finish_failure(task, e)
         finally:
@@ -202,7 +206,11 @@ class SessionProcessor:
         return asyncio.run_coroutine_threadsafe(self.fetch([c.key for c in chunks]), loop).result()
 
     async def _run_chunks(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str]) -> None:
-        subtasks = fuse(build_subtasks(chunks, self.meta.__contains__), keep)
+        started = time.perf_counter()
+        with gc_paused():
+            subtasks = fuse(build_subtasks(chunks, self.meta.__contains__), keep)
+        logger.debug("task %s: %d chunks made %d subtasks in %.3f s", task.task_id, len(chunks), len(subtasks),
+                     time.perf_counter() - started)
         run = GraphRun(self, task, subtasks, keep, task.next_index)
         task.next_index += len(subtasks)
         task.n_subtasks += len(subtasks)
@@ -354,6 +362,11 @@ class SessionProcessor:
                 logger.debug("could not drop session %s on %s: %s", self.session_id, worker, e)
 
         await asyncio.gather(*[drop(w) for w in workers])
+
+
+def _tile_without_gc(tiler: Tiler, targets: list[TileableData]) -> None:
+    with gc_paused():
+        tiler.tile(targets)
 
 
 def _nsplits(t: TileableData, chunks: list[ChunkResult]) -> tuple:
