@@ -23,6 +23,7 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/import_bench.py
 	$(PY) benchmarks/oscar_bench.py
 	$(PY) benchmarks/tensor_bench.py
+	$(PY) benchmarks/cluster_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -38,3 +38,16 @@ def test_tensor_bench_quick_run_checks_answers_and_reports_every_workload(tmp_pa
         assert set(figures[engine]) == {"tiny", "chain-mean", "sin-sum", "inner", "sum-10k-chunks"}
         assert all(v > 0 for v in figures[engine].values())
     assert figures["dask"] is None and figures["quick"] is True
+
+
+def test_cluster_bench_quick_run_reports_every_workload(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "figures.json"
+    subprocess.run(
+        [sys.executable, str(BENCHMARKS / "cluster_bench.py"), "--quick", "--no-dask", "--repeat", "1",
+         "--json", str(out)],
+        check=True, capture_output=True, timeout=300,
+    )
+    figures = json.loads(out.read_text())
+    assert set(figures) == {"mars"}
+    assert set(figures["mars"]) == {"start", "tiny", "tiny (actor protocol)", "inner", "sum10k"}
+    assert all(v > 0 for v in figures["mars"].values())

@@ -80,3 +80,37 @@ def test_execute_wait_false_returns_a_future(session):
     future = session.execute(t, wait=False)
     assert future.result(30) is t
     np.testing.assert_array_equal(session.fetch(t), np.arange(10) * 2)
+
+
+class Slow:
+    """Arithmetic that takes a while, to keep a job running."""
+
+    def __add__(self, other):
+        import time
+
+        time.sleep(0.05)
+        return 1
+
+
+def test_cancelling_a_job_stops_it_and_the_cluster_runs_the_next(session):
+    import concurrent.futures
+    import time
+
+    slow = mt.tensor(np.array([Slow() for _ in range(200)], dtype=object), chunk_size=1) + 1
+    future = session.execute(slow, wait=False)
+    time.sleep(0.3)
+    started = time.monotonic()
+    assert future.cancel()
+    with pytest.raises(concurrent.futures.CancelledError):
+        future.result(30)
+    assert time.monotonic() - started < 5, "cancel took too long: queued subtasks were not dropped"
+    assert session.run(mt.arange(5, chunk_size=2).sum()) == 10
+
+
+def test_fetching_a_released_or_unknown_chunk_names_it(cluster, session):
+    from mars.services.errors import DataNotFound
+    from mars.services.session.api import SessionAPI
+
+    api = SessionAPI([cluster.supervisor.address])
+    with pytest.raises(DataNotFound, match="no-such-key"):
+        cluster.run(api.fetch(session.session_id, ["no-such-key"]))

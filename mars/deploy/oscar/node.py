@@ -15,6 +15,7 @@ its chunks to other workers.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import secrets
@@ -114,8 +115,20 @@ class SupervisorNode:
         await self.pool.stop()
 
 
+def _tune_gc() -> None:
+    """Fewer cyclic collections in a node process.
+
+    Tiling and scheduling make objects by the hundred thousand, nearly none of
+    them in cycles (ops hold their outputs weakly); with the default
+    thresholds the collector rescans them again and again, which cost a third
+    of the supervisor's time on a 10,000-chunk job.
+    """
+    gc.set_threshold(50_000, 20, 20)
+
+
 async def start_supervisor(config: dict) -> SupervisorNode:
     """Start a supervisor pool with its services (and web, when ``supervisor.web`` and a web port)."""
+    _tune_gc()
     sup = config["supervisor"]
     token = cluster_token(config, sup["host"])
     pool = await mo.create_actor_pool(_address(sup["host"], sup.get("port")), n_process=0, token=token,
@@ -179,6 +192,7 @@ async def start_worker(config: dict) -> WorkerNode:
     With ``worker.slots_in_process`` the slots run on threads of the main pool
     instead (one process for the whole worker: fast to start, for tests).
     """
+    _tune_gc()
     wcfg = config["worker"]
     supervisors = _split_list(wcfg.get("supervisors"))
     if not supervisors:

@@ -82,6 +82,9 @@ class SessionProcessor:
         self._placer_time = 0.0
         self._pending_release: list[str] = []
         self._runs_by_task: dict[str, list[GraphRun]] = {}
+        self._freeing: dict[str, list[str]] = {}
+        self._free_scheduled = False
+        self._background: set[asyncio.Task] = set()
         self.created = time.time()
 
     # ------------------------------------------------------------------ tasks
@@ -122,6 +125,8 @@ class SessionProcessor:
         return info
 
     def _tileable_progress(self, task: TaskRecord) -> dict[str, float]:
+        if task.done.is_set():
+            return {r.key: 1.0 for r in task.results} if task.status is TaskStatus.succeeded else {}
         out = {}
         for t in task.targets:
             chunks = t.chunks or ()
@@ -157,6 +162,7 @@ class SessionProcessor:
             self._finish_failure(task, e)
         finally:
             task.end_time = time.time()
+            task.targets = []  # the tiled graph goes: a session may run thousands of tasks
             await self._free_stage_keys(task)
             self._runs_by_task.pop(task.task_id, None)
             task.done.set()
@@ -281,7 +287,7 @@ class SessionProcessor:
                 to_dispatch.append((run, ready))
         await asyncio.gather(*[run.dispatch(ready) for run, ready in to_dispatch])
         if to_free:
-            await self.free(to_free)
+            self._free_soon(to_free)
 
     def _run_of(self, report: SubtaskReport) -> GraphRun | None:
         for run in self._runs_by_task.get(report.task_id, ()):
@@ -327,6 +333,22 @@ class SessionProcessor:
         for m in self.meta.pop_many(k for k in keys if k not in self.refs):
             by_worker.setdefault(m.worker, []).append(m.key)
         await asyncio.gather(*[self._delete_on(w, ks) for w, ks in by_worker.items()])
+
+    def _free_soon(self, keys: list[str]) -> None:
+        """Free intermediates with one message per worker per event-loop turn, not one per report."""
+        for m in self.meta.pop_many(k for k in keys if k not in self.refs):
+            self._freeing.setdefault(m.worker, []).append(m.key)
+        if self._freeing and not self._free_scheduled:
+            self._free_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush_frees)
+
+    def _flush_frees(self) -> None:
+        self._free_scheduled = False
+        batches, self._freeing = self._freeing, {}
+        for worker, keys in batches.items():
+            task = asyncio.get_running_loop().create_task(self._delete_on(worker, keys))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     async def _delete_on(self, worker: str, keys: list[str]) -> None:
         try:
