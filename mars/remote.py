@@ -27,6 +27,7 @@ from .core.entity import TileableData, has_unknown
 from .core.operator import held_chunks
 from .core.tiling import as_data
 from .services.task.api import TaskInfo, TaskStatus
+from .services.web.client import SyncWebClient
 
 logger = logging.getLogger(__name__)
 
@@ -92,8 +93,6 @@ class _WebBackend:
     """The session service through the web service (``http://`` URLs)."""
 
     def __init__(self, url: str, token: str | None = None):
-        from .services.web.client import SyncWebClient
-
         self._client = SyncWebClient(url, token=token)
 
     def call(self, method: str, *args: Any) -> Any:

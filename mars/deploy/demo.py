@@ -54,7 +54,7 @@ def cli(argv: list[str] | None = None) -> None:
     with new_cluster(n_worker=args.n_worker, n_cpu=n_cpu, web=True) as cluster:
         print(f"cluster started in {time.perf_counter() - start:.2f} s: supervisor {cluster.endpoint}, "
               f"workers {cluster.worker_addresses}")
-        print(f"dashboard and API: {cluster.web_address}")
+        print(f"web API: {cluster.web_address}/api (the dashboard pages come with the next issue)")
         inner_job(cluster.session)
         tiny_job()
         if args.keep:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import os
 import select
 import signal
@@ -19,6 +20,7 @@ import time
 from typing import Any
 
 from ..oscar.loop import new_event_loop
+from ..remote import ClusterSession
 from .oscar.config import load_config
 
 
@@ -32,19 +34,21 @@ def _node_main(role: str) -> None:
     """Entry point of a node's process: config on stdin, one JSON line on stdout once serving."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the user's terminal is for the parent
     config = json.loads(sys.stdin.readline())
+    _run_node(role, config, sys.stdout.fileno())
+
+
+def _run_node(role: str, config: dict, ready_fd: int) -> None:
     loop = new_event_loop(config.get("oscar", {}).get("use_uvloop", "auto"))
     try:
-        loop.run_until_complete(_serve(role, config))
+        loop.run_until_complete(_serve(role, config, ready_fd))
     finally:
         loop.close()
 
 
-def _say(status: str, info: Any) -> None:
-    sys.stdout.write(json.dumps([status, info]) + "\n")
-    sys.stdout.flush()
+async def _serve(role: str, config: dict, ready_fd: int) -> None:
+    def _say(status: str, info: Any) -> None:
+        os.write(ready_fd, (json.dumps([status, info]) + "\n").encode())
 
-
-async def _serve(role: str, config: dict) -> None:
     from .oscar import node
 
     try:
@@ -80,14 +84,20 @@ class _NodeProcess:
         self.address: str = ""
         self.web_address: str | None = None
 
+    def _stdout(self) -> Any:
+        return self.process.stdout
+
+    def _exit_code(self) -> int | None:
+        return self.process.poll()
+
     def wait_ready(self, timeout: float) -> None:
-        out = self.process.stdout
+        out = self._stdout()
         assert out is not None
         ready, _, _ = select.select([out], [], [], timeout)
         line = out.readline() if ready else ""
         if not line:
             self.kill()
-            why = f"exited with code {self.process.poll()}" if ready else f"did not start within {timeout:g} s"
+            why = f"exited with code {self._exit_code()}" if ready else f"did not start within {timeout:g} s"
             raise RuntimeError(f"the {self.role} process {why}")
         status, info = json.loads(line)
         if status != "ok":
@@ -112,15 +122,66 @@ class _NodeProcess:
             self.process.wait(5)
 
 
+class _ForkedNode(_NodeProcess):
+    """A node in a forked child: no interpreter to start, no modules to import again.
+
+    The child starts from a copy of this process (only the calling thread
+    survives a fork) and runs the node on a new event loop of its own.
+    """
+
+    def __init__(self, role: str, config: dict):
+        self.role = role
+        ctx = multiprocessing.get_context("fork")
+        read_fd, write_fd = os.pipe()
+        self.process = ctx.Process(target=_forked_main, args=(role, config, read_fd, write_fd), daemon=False,
+                                   name=f"mars-{role}")
+        self.process.start()
+        os.close(write_fd)
+        self._out = os.fdopen(read_fd, "r")
+        self.address = ""
+        self.web_address = None
+
+    def _stdout(self) -> Any:
+        return self._out
+
+    def _exit_code(self) -> int | None:
+        return self.process.exitcode
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.process.is_alive():
+            os.kill(self.process.pid, signal.SIGTERM)
+            self.process.join(timeout)
+        self.kill()
+        self._out.close()
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(5)
+
+
+def _forked_main(role: str, config: dict, read_fd: int, write_fd: int) -> None:
+    os.close(read_fd)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.setsid()  # Ctrl-C in the user's terminal is for the parent, which stops us
+    asyncio.set_event_loop(None)
+    _run_node(role, config, write_fd)
+
+
 class LocalCluster:
     """A supervisor and ``n_worker`` workers as processes on this machine; see :func:`new_cluster`."""
 
     def __init__(self, n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, n_io_process: int = 0,
-                 config: dict | None = None, timeout: float = 60.0):
+                 config: dict | None = None, timeout: float = 60.0, start_method: str = "auto"):
         if not isinstance(n_worker, int) or n_worker < 1:
             raise ValueError(f"n_worker must be a positive int, got {n_worker!r}")
+        if start_method not in ("auto", "fork", "spawn"):
+            raise ValueError(f"start_method must be 'auto', 'fork' or 'spawn', got {start_method!r}")
         self.n_worker = n_worker
+        self._fork = start_method == "fork" or (start_method == "auto" and _can_fork())
         self.config = load_config(None, config)
+        if self._fork:
+            self.config.setdefault("oscar", {})["start_method"] = "fork"
         host = self.config["supervisor"]["host"]
         self.config["supervisor"]["port"] = self.config["supervisor"].get("port") or _free_port(host)
         if web:
@@ -137,12 +198,11 @@ class LocalCluster:
     def _start(self, timeout: float) -> None:
         try:
             # workers start beside the supervisor and register once it is up
-            self._nodes.append(_NodeProcess("supervisor", self.config))
-            self._nodes.extend(_NodeProcess("worker", self.config) for _ in range(self.n_worker))
+            node_cls = _ForkedNode if self._fork else _NodeProcess
+            self._nodes.append(node_cls("supervisor", self.config))
+            self._nodes.extend(node_cls("worker", self.config) for _ in range(self.n_worker))
             for node in self._nodes:
                 node.wait_ready(timeout)
-            from ..remote import ClusterSession
-
             self.session = ClusterSession(self.web_address or self.endpoint)
             self.session.as_default()
             self._wait_workers(timeout)
@@ -184,6 +244,10 @@ class LocalCluster:
 
     def __repr__(self) -> str:
         return f"<LocalCluster {self.endpoint}, {self.n_worker} workers, web {self.web_address}>"
+
+
+def _can_fork() -> bool:
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _per_worker_cpu(n_cpu: int | str, n_worker: int) -> int:

@@ -159,7 +159,7 @@ def test_a_job_without_workers_says_so_then_runs_once_one_joins(tmp_path):
 
 def test_a_job_without_workers_fails_after_the_timeout_naming_the_supervisor(tmp_path, capfd):
     config = tmp_path / "config.yml"
-    config.write_text("task:\n  no_worker_timeout: 1.5\n")
+    config.write_text("task:\n  no_worker_timeout: 3\n  no_worker_warning: 0.5\n")
     sup, address, url = _start_supervisor("-f", str(config))
     try:
         with mars.new_session(url, default=False) as sess:

@@ -131,7 +131,7 @@ def test_worker_flags_land_on_their_config_keys(tmp_path) -> None:
         "slots_in_process": False,
     }  # fmt: skip
     assert cfg["logging"] == {"level": "DEBUG", "format": "%(message)s", "conf": "log.ini"}
-    assert cfg["oscar"] == {"use_uvloop": "no"}
+    assert cfg["oscar"] == {"use_uvloop": "no", "start_method": "spawn"}
     assert cfg["security"] == {"token": "s3cret", "insecure": True}
     assert cfg["supervisor"] == default_config()["supervisor"]  # only the role's section moves
 

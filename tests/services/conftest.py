@@ -14,9 +14,9 @@ import threading
 import pytest
 
 
-def cluster_config(n_cpu: int = 1, **task: float) -> dict:
+def cluster_config(n_cpu: int = 1, worker_timeout: float = 5.0, **task: float) -> dict:
     return {
-        "cluster": {"heartbeat_interval": 0.2, "worker_timeout": 5.0},
+        "cluster": {"heartbeat_interval": 0.2, "worker_timeout": worker_timeout},
         "task": {"no_worker_timeout": 10.0, **task},
         "supervisor": {"host": "127.0.0.1", "port": 0, "web_port": None, "web": False, "supervisors": []},
         "worker": {"host": "127.0.0.1", "port": 0, "supervisors": [], "n_cpu": n_cpu, "n_io_process": 0,
@@ -26,11 +26,11 @@ def cluster_config(n_cpu: int = 1, **task: float) -> dict:
 
 
 class InProcessCluster:
-    def __init__(self, n_worker: int = 2, n_cpu: int = 1, **task: float):
+    def __init__(self, n_worker: int = 2, n_cpu: int = 1, worker_timeout: float = 5.0, **task: float):
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="test-cluster")
         self.thread.start()
-        self.config = cluster_config(n_cpu, **task)
+        self.config = cluster_config(n_cpu, worker_timeout, **task)
         self.supervisor = self.run(self._start_supervisor())
         self.workers = [self.start_worker() for _ in range(n_worker)]
 

@@ -114,3 +114,31 @@ def test_fetching_a_released_or_unknown_chunk_names_it(cluster, session):
     api = SessionAPI([cluster.supervisor.address])
     with pytest.raises(DataNotFound, match="no-such-key"):
         cluster.run(api.fetch(session.session_id, ["no-such-key"]))
+
+
+def test_a_task_whose_worker_is_lost_fails_with_worker_lost_instead_of_hanging():
+    import concurrent.futures
+    import time
+
+    import mars
+    from mars.services.errors import WorkerLost
+
+    from .conftest import InProcessCluster
+
+    cluster = InProcessCluster(n_worker=2, worker_timeout=0.6)
+    try:
+        sess = mars.new_session(cluster.supervisor.address, default=False)
+        slow = mt.tensor(np.array([Slow() for _ in range(400)], dtype=object), chunk_size=1) + 1
+        future = sess.execute(slow, wait=False)
+        time.sleep(0.5)
+        doomed = cluster.workers.pop()
+        cluster.run(doomed.pool.stop())  # gone without a goodbye: its heartbeats stop
+        started = time.monotonic()
+        with pytest.raises(WorkerLost, match=f"worker {doomed.address} was lost"):
+            future.result(30)
+        assert time.monotonic() - started < 10
+        assert sess.run(mt.arange(6, chunk_size=2).sum()) == 15  # the other worker carries on
+        sess.close()
+    finally:
+        cluster.stop()
+    assert not isinstance(future.exception(), concurrent.futures.CancelledError)

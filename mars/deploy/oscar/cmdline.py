@@ -341,8 +341,12 @@ def _announce(role: str, node: Any) -> None:
     if role != "web":
         print(f"Mars {role} started at {node.address}", flush=True)
     web_address = getattr(node, "web_address", None)
+    token = getattr(node, "token", None)
     if web_address:
-        print(f"Mars Web started at {_web_url(web_address, getattr(node, 'token', None))}", flush=True)
+        print(f"Mars Web started at {_web_url(web_address, token)}", flush=True)
+    elif token and role != "worker":
+        # no URL to carry it: workers and clients need it all the same
+        print(f"Mars cluster token: {token} (give it to workers and clients with --token or MARS_TOKEN)", flush=True)
 
 
 async def _start_unless_stopped(starting: Awaitable[Any], stop: asyncio.Event) -> Any | None:

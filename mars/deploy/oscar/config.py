@@ -266,6 +266,14 @@ def check_use_uvloop(value: Any) -> str:
     return word
 
 
+def check_start_method(value: Any) -> str:
+    """How a worker starts its sub pool processes: ``spawn`` (fresh interpreters) or ``fork``."""
+    word = str(value).strip().lower()
+    if word not in ("spawn", "fork", "forkserver"):
+        raise ValueError(f"must be one of spawn, fork, forkserver, got {value!r}")
+    return word
+
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -327,6 +335,7 @@ def _build_checks() -> dict[str, Callable[[Any], Any]]:
         "security.token": check_optional_str,
         "security.insecure": check_bool,
         "oscar.use_uvloop": check_use_uvloop,
+        "oscar.start_method": check_start_method,
         "logging.level": check_log_level,
         "logging.format": check_str,
         "logging.conf": check_optional_str,

@@ -87,9 +87,32 @@ def cluster_token(config: dict, host: str) -> str | None:
     """
     security = config.get("security") or {}
     token = security.get("token") or os.environ.get("MARS_TOKEN") or None
-    if token is None and not _is_loopback(host) and not security.get("insecure"):
-        token = secrets.token_urlsafe(24)
+    if token is None and not _is_loopback(host):
+        if security.get("insecure"):
+            logger.warning("serving on %s without a token (--insecure): anyone who reaches its ports can run "
+                           "code here", host)
+        else:
+            token = secrets.token_urlsafe(24)
     return token
+
+
+def _worker_token(config: dict, host: str) -> str | None:
+    """A worker joins a cluster's token; bound beyond loopback it must have one (or be told --insecure)."""
+    security = config.get("security") or {}
+    token = security.get("token") or os.environ.get("MARS_TOKEN") or None
+    if token is None and not _is_loopback(host):
+        if not security.get("insecure"):
+            raise ValueError(f"a worker bound to {host} needs the cluster's token (--token or MARS_TOKEN; the "
+                             "supervisor prints it), or --insecure")
+        logger.warning("worker serving on %s without a token (--insecure)", host)
+    return token
+
+
+def _advertised(address: str, host: str | None) -> str:
+    """``address`` as others reach it: the advertised host in place of the bound one."""
+    if not host:
+        return address
+    return f"{host}:{address.rsplit(':', 1)[1]}"
 
 
 class SupervisorNode:
@@ -98,10 +121,12 @@ class SupervisorNode:
         self.supervisors = supervisors
         self.web = web
         self.token = token
+        self.advertise: str | None = None
 
     @property
     def address(self) -> str:
-        return self.pool.external_address
+        """As other nodes reach it (the advertised host, when one is set)."""
+        return _advertised(self.pool.external_address, self.advertise)
 
     @property
     def web_address(self) -> str | None:
@@ -111,7 +136,7 @@ class SupervisorNode:
         if self.web is not None:
             await self.web.stop()
             self.web = None
-        await _destroy_quietly(self.address, (SESSION_MANAGER_UID, CLUSTER_UID))
+        await _destroy_quietly(self.pool.external_address, (SESSION_MANAGER_UID, CLUSTER_UID))
         await self.pool.stop()
 
 
@@ -144,7 +169,9 @@ async def start_supervisor(config: dict) -> SupervisorNode:
     try:
         await mo.create_actor(ClusterManagerActor, float(cluster_cfg.get("worker_timeout", 10.0)),
                               uid=CLUSTER_UID, address=pool.external_address)
-        await mo.create_actor(SessionManagerActor, TaskConfig(no_worker_timeout=float(task_cfg.get("no_worker_timeout", 60.0))),
+        await mo.create_actor(SessionManagerActor, TaskConfig(
+            no_worker_timeout=float(task_cfg.get("no_worker_timeout", 60.0)),
+            no_worker_warning=float(task_cfg.get("no_worker_warning", 2.0))),
                               uid=SESSION_MANAGER_UID, address=pool.external_address)
         web = None
         if sup.get("web", True) and sup.get("web_port") is not None:
@@ -157,7 +184,9 @@ async def start_supervisor(config: dict) -> SupervisorNode:
     except BaseException:
         await pool.stop()
         raise
-    return SupervisorNode(pool, supervisors, web, token)
+    node = SupervisorNode(pool, supervisors, web, token)
+    node.advertise = sup.get("advertise_address")
+    return node
 
 
 class WorkerNode:
@@ -168,11 +197,12 @@ class WorkerNode:
 
     @property
     def address(self) -> str:
-        return self.pool.external_address
+        """As other nodes reach it (the advertised host, when one is set)."""
+        return self.info.address
 
     async def stop(self) -> None:
         # heartbeats stop first, so supervisors see the worker go; storage unlinks its segments
-        await _destroy_quietly(self.address, (WORKER_CLUSTER_UID, EXECUTION_UID, STORAGE_UID))
+        await _destroy_quietly(self.pool.external_address, (WORKER_CLUSTER_UID, EXECUTION_UID, STORAGE_UID))
         await self.pool.stop()
 
 
@@ -203,9 +233,10 @@ async def start_worker(config: dict) -> WorkerNode:
     cuda = [d for d in _split_list(wcfg.get("cuda_devices")) if d != "auto"]
     memory_limit = parse_memory_limit(wcfg.get("phy_mem", "90%"), psutil.virtual_memory().total)
     labels, envs = _worker_pool_layout(0 if in_process else n_cpu, n_io, cuda)
-    token = (config.get("security") or {}).get("token") or os.environ.get("MARS_TOKEN") or None
+    token = _worker_token(config, wcfg["host"])
     pool = await mo.create_actor_pool(_address(wcfg["host"], wcfg.get("port")), n_process=len(envs),
                                       labels=labels, envs=envs, token=token,
+                                      start_method=config.get("oscar", {}).get("start_method", "spawn"),
                                       use_uvloop=config.get("oscar", {}).get("use_uvloop", "auto"))
     try:
         return await _start_worker_services(pool, config, supervisors, n_cpu, memory_limit, cuda)
@@ -217,6 +248,7 @@ async def start_worker(config: dict) -> WorkerNode:
 async def _start_worker_services(pool: Any, config: dict, supervisors: list[str], n_cpu: int,
                                  memory_limit: int, cuda: list[str]) -> WorkerNode:
     address = pool.external_address
+    advertise = config["worker"].get("advertise_address")
     prefix = f"mars-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     slots = [s.address for s in pool.sub_pools if s.label.startswith("slot-")]
     ios = [s.address for s in pool.sub_pools if s.label.startswith("io-")]
@@ -226,16 +258,33 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
         slot_refs = await asyncio.gather(
             *[mo.create_actor(SlotRunnerActor, prefix, uid=SLOT_RUNNER_UID, address=a) for a in slots])
     else:
-        slot_refs = [await mo.create_actor(SlotRunnerActor, prefix, uid=f"{SLOT_RUNNER_UID}/{i}", address=address)
-                     for i in range(n_cpu)]
+        # slots on threads of this process share its BLAS pools: those are left alone
+        slot_refs = [await mo.create_actor(SlotRunnerActor, prefix, False, uid=f"{SLOT_RUNNER_UID}/{i}",
+                                           address=address) for i in range(n_cpu)]
     await asyncio.gather(*[mo.create_actor(TransferActor, address, uid=TRANSFER_UID, address=a) for a in ios])
-    await mo.create_actor(ExecutionActor, list(slot_refs), store, uid=EXECUTION_UID, address=address)
-    info = WorkerInfo(address=address, n_cpu=n_cpu, memory_limit=memory_limit, pid=os.getpid(),
-                      hostname=socket.gethostname(), slot_addresses=slots or [address], io_addresses=ios,
+    await mo.create_actor(ExecutionActor, list(slot_refs), store, _advertised(address, advertise),
+                          uid=EXECUTION_UID, address=address)
+    pool.on_process_recover = _recreate_actors(prefix, address, set(slots), set(ios))
+    info = WorkerInfo(address=_advertised(address, advertise), n_cpu=n_cpu, memory_limit=memory_limit, pid=os.getpid(),
+                      hostname=socket.gethostname(), slot_addresses=slots or [address],
+                      io_addresses=[_advertised(a, advertise) for a in ios],
                       cuda_devices=[int(d) for d in cuda if str(d).isdigit()], started=time.time())
     interval = float(config.get("cluster", {}).get("heartbeat_interval", 1.0))
     await mo.create_actor(WorkerHeartbeatActor, supervisors, info, interval, uid=WORKER_CLUSTER_UID, address=address)
     return WorkerNode(pool, info, prefix)
+
+
+def _recreate_actors(prefix: str, main: str, slots: set[str], ios: set[str]) -> Any:
+    """A sub pool that crashed comes back empty: its slot runner or transfer actor is made again."""
+
+    async def recreate(address: str) -> None:
+        if address in slots:
+            await mo.create_actor(SlotRunnerActor, prefix, uid=SLOT_RUNNER_UID, address=address)
+        elif address in ios:
+            await mo.create_actor(TransferActor, main, uid=TRANSFER_UID, address=address)
+        logger.warning("sub pool %s of worker %s restarted; its actor is back", address, main)
+
+    return recreate
 
 
 class WebNode:

@@ -148,20 +148,24 @@ class WorkerHeartbeatActor(mo.Actor):
                 logger.warning("supervisor %s forgot worker %s: registering again", supervisor, self._info.address)
 
     async def _register(self, ref: mo.ActorRef) -> None:
-        """Register with the supervisor, retrying every REGISTER_RETRY s until it answers."""
+        """Register with the supervisor, retrying until it answers: soon at first (nodes of a
+        local cluster start together), then every REGISTER_RETRY s."""
         attempts = 0
         while not self._stopping:
             try:
                 await ref.register_worker.options(timeout=_CALL_TIMEOUT)(self._info)
                 logger.info("worker %s registered with supervisor %s", self._info.address, ref.address)
                 return
+            except mo.AuthenticationError as e:
+                if attempts == 0:  # wrong or missing token: retrying helps only once it is fixed
+                    logger.error("supervisor %s refused worker %s: %s", ref.address, self._info.address, e)
             except (ConnectionError, OSError, asyncio.TimeoutError, mo.ActorNotExist) as e:
                 if attempts == 0:  # once per outage: a supervisor starting after us is normal
                     logger.info("supervisor %s not reachable yet (%s); retrying", ref.address, e)
             except Exception:
                 logger.exception("registering worker %s with supervisor %s failed", self._info.address, ref.address)
             attempts += 1
-            await asyncio.sleep(REGISTER_RETRY)
+            await asyncio.sleep(min(REGISTER_RETRY, 0.01 * 2**attempts))
 
     async def _heartbeat_until_rejected(self, ref: mo.ActorRef) -> None:
         """Heartbeat every interval until the supervisor answers False; failed calls are retried."""

@@ -25,9 +25,18 @@ from .api import SlotOutcome, SubtaskSpec
 class SlotRunnerActor(mo.Actor):
     """Runs batches of subtask specs; ``prefix`` names the worker's shared-memory segments."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, one_thread: bool = True) -> None:
         self._prefix = prefix
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-slot")
+        self._one_thread = one_thread
+
+    async def __post_create__(self) -> None:
+        if self._one_thread:
+            # a slot is one core: BLAS/OpenMP pools already made (a forked slot inherits its
+            # parent's) are cut to one thread; the environment covers those made later
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(limits=1)
 
     async def __pre_destroy__(self) -> None:
         self._pool.shutdown(wait=False)

@@ -31,8 +31,9 @@ _REPORT_VALUE_BELOW = 64 * 1024
 class ExecutionActor(mo.Actor):
     """Queue and slots of one worker; ``store`` is the worker's chunk index (shared with storage)."""
 
-    def __init__(self, slots: list[mo.ActorRef], store: ChunkStore) -> None:
+    def __init__(self, slots: list[mo.ActorRef], store: ChunkStore, worker_address: str | None = None) -> None:
         self._slots = list(slots)
+        self._worker_address = worker_address  # as other nodes reach this worker (advertised)
         self._free = list(reversed(self._slots))
         self._store = store
         #: units of work by priority: one spec, or a chained graph's specs (run together, in order)
@@ -137,7 +138,7 @@ class ExecutionActor(mo.Actor):
         self._pump()
 
     def _report(self, spec: SubtaskSpec, reply_to: mo.ActorRef, outcome: SlotOutcome) -> None:
-        report = SubtaskReport(spec.session_id, spec.task_id, spec.index, self.address,
+        report = SubtaskReport(spec.session_id, spec.task_id, spec.index, self._worker_address or self.address,
                                error=outcome.error, traceback=outcome.traceback, duration=outcome.duration)
         if outcome.error is None:
             if (spec.session_id, spec.task_id) in self._cancelled:

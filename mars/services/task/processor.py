@@ -26,7 +26,7 @@ from ...core.fusion import fuse
 from ...core.graph import build_subtasks, gc_paused
 from ...core.tiling import Tiler
 from ..cluster.api import ClusterAPI
-from ..errors import DataNotFound, NoWorkersError, TaskCancelled, TaskNotFound
+from ..errors import DataNotFound, NoWorkersError, TaskCancelled, TaskNotFound, WorkerLost
 from ..execution.api import EXECUTION_UID, SubtaskReport, SubtaskSpec
 from ..lifecycle.core import RefCounts
 from ..meta.core import MetaStore
@@ -42,6 +42,8 @@ _task_order = itertools.count()
 @dataclass
 class TaskConfig:
     no_worker_timeout: float = 60.0
+    #: how long a task waits for a worker before saying so
+    no_worker_warning: float = 2.0
     #: re-read the cluster's workers at most this often while dispatching
     membership_ttl: float = 0.5
 
@@ -85,14 +87,57 @@ class SessionProcessor:
         self._freeing: dict[str, list[str]] = {}
         self._free_scheduled = False
         self._background: set[asyncio.Task] = set()
+        self._watcher: asyncio.Task | None = None
         self.created = time.time()
 
     # ------------------------------------------------------------------ tasks
     def submit(self, targets: list[TileableData]) -> str:
         task = TaskRecord(uuid.uuid4().hex[:16], list(targets))
         self.tasks[task.task_id] = task
-        asyncio.get_running_loop().create_task(self._run_task(task))
+        self._spawn(self._run_task(task))
+        if self._watcher is None or self._watcher.done():
+            self._watcher = self._spawn(self._watch_workers())
         return task.task_id
+
+    def _spawn(self, coro: Any) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def _watch_workers(self) -> None:
+        """While tasks run, fail those whose workers are lost (and forget the chunks those held).
+
+        Recomputing lost chunks from lineage is the resilience work still to
+        come; until then a task fails with WorkerLost instead of waiting forever.
+        """
+        version = -1
+        alive: set[str] | None = None
+        while any(not t.done.is_set() for t in self.tasks.values()):
+            try:
+                version, workers = await self._cluster.watch(version, 2.0)
+            except Exception as e:  # noqa: BLE001 - the cluster service is stopping with this supervisor
+                logger.debug("membership watch ended: %s", e)
+                return
+            now = {w.info.address for w in workers}
+            if alive is not None:
+                self._on_lost(alive - now)
+            alive = now
+
+    def _on_lost(self, lost: set[str]) -> None:
+        if not lost:
+            return
+        self._placer_time = 0.0
+        gone = [k for w in lost for k in self.meta.on_worker(w)]
+        self.meta.pop_many(gone)
+        for task in self.tasks.values():
+            hit = lost & task.workers_used
+            if task.done.is_set() or not hit:
+                continue
+            error = WorkerLost(f"worker {sorted(hit)[0]} was lost while it ran task {task.task_id} "
+                               f"of session {self.session_id}")
+            for run in self._runs_by_task.get(task.task_id, ()):
+                run.fail(error)
 
     def task(self, task_id: str) -> TaskRecord:
         try:
@@ -160,6 +205,7 @@ class SessionProcessor:
                          task.n_subtasks, time.perf_counter() - tiled)
         except BaseException as e:  # noqa: BLE001 - the task's outcome, handed to whoever waits on it
             self._finish_failure(task, e)
+            await self._cancel_on_workers(task)  # what is still queued for it goes
         finally:
             task.end_time = time.time()
             task.targets = []  # the tiled graph goes: a session may run thousands of tasks
@@ -250,11 +296,17 @@ class SessionProcessor:
         workers = await self._cluster.get_workers()
         if workers:
             return workers
-        task.message = f"waiting for workers: none registered with supervisor {self.supervisor}"
-        logger.warning("task %s: %s", task.task_id, task.message)
-        workers = await self._cluster.wait_for_workers(1, self.config.no_worker_timeout)
+        # workers starting beside the supervisor join within moments: say nothing for those
+        quiet = min(self.config.no_worker_warning, self.config.no_worker_timeout)
+        workers = await self._cluster.wait_for_workers(1, quiet)
+        if workers:
+            return workers
+        message = f"waiting for workers: none registered with supervisor {self.supervisor}"
+        task.message = message
+        logger.warning("task %s: %s", task.task_id, message)
+        workers = await self._cluster.wait_for_workers(1, self.config.no_worker_timeout - quiet)
         if not workers:
-            raise NoWorkersError(f"{task.message} (waited {self.config.no_worker_timeout:g} s)")
+            raise NoWorkersError(f"{message} (waited {self.config.no_worker_timeout:g} s)")
         task.message = ""
         return workers
 
@@ -346,9 +398,7 @@ class SessionProcessor:
         self._free_scheduled = False
         batches, self._freeing = self._freeing, {}
         for worker, keys in batches.items():
-            task = asyncio.get_running_loop().create_task(self._delete_on(worker, keys))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._spawn(self._delete_on(worker, keys))
 
     async def _delete_on(self, worker: str, keys: list[str]) -> None:
         try:
