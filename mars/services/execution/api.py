@@ -72,6 +72,8 @@ class SubtaskReport:
     error: BaseException | None = None
     traceback: str = ""
     duration: float = 0.0
+    #: inputs fetched from other workers and now held here too
+    copies: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -79,7 +81,7 @@ class SubtaskReport:
 
     def __reduce__(self) -> tuple:
         return SubtaskReport, (self.session_id, self.task_id, self.index, self.worker, self.outputs, self.error,
-                               self.traceback, self.duration)
+                               self.traceback, self.duration, self.copies)
 
 
 @dataclass
@@ -93,3 +95,5 @@ class SlotOutcome:
     error: BaseException | None = None
     traceback: str = ""
     duration: float = 0.0
+    #: descriptors of inputs fetched from other workers, stored here for later subtasks
+    copies: list[Any] = field(default_factory=list)

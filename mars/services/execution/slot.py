@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import time
 import traceback
 from typing import Any
@@ -20,6 +21,8 @@ from ...serialization import serialize
 from ..storage.api import fetch_values
 from ..storage.shm import get_object, put_object
 from .api import SlotOutcome, SubtaskSpec
+
+logger = logging.getLogger(__name__)
 
 
 class SlotRunnerActor(mo.Actor):
@@ -71,11 +74,13 @@ def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str) ->
     """Run ``specs`` in order; a spec may read what an earlier one in the batch made (a chained graph)."""
     made: dict[str, Any] = {}
     failed: set[str] = set()
+    copied: set[str] = set()
     outcomes = []
     for spec in specs:
         if spec.chained and spec.task_id in failed:
             continue  # the rest of a failed chain reads what failed: its first error is the report
         outcome = _run_one(spec, remote, prefix, made)
+        outcome.copies = _copy_remote(spec, remote, prefix, copied)
         outcomes.append(outcome)
         if outcome.error is not None and spec.chained:
             failed.add(spec.task_id)
@@ -86,7 +91,12 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
     st = spec.subtask
     started = time.perf_counter()
     try:
-        inputs = [made[key] if key in made else _input(spec, key, remote) for key in st.input_keys]
+        read: dict[str, Any] = {}  # a key read twice is one object (x @ x.T can then use BLAS's symmetric product)
+        for key in st.input_keys:
+            if key not in read:
+                read[key] = made[key] if key in made else _input(spec, key, remote)
+        inputs = [read[key] for key in st.input_keys]
+        del read
         result = st.op.execute(*inputs)
         del inputs
         values = (result,) if len(st.output_keys) == 1 else tuple(result)
@@ -98,6 +108,20 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(e), traceback=traceback.format_exc(),
                            duration=time.perf_counter() - started)
     return SlotOutcome(spec.index, spec.task_id, descs, shapes, duration=time.perf_counter() - started)
+
+
+def _copy_remote(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, copied: set[str]) -> list[Any]:
+    """Keep what was fetched from other workers here too: the next subtask reading it
+    on this worker (a row block of a matrix product, say) finds it in shared memory."""
+    out = []
+    for key in spec.remote_inputs:
+        if key in remote and key not in copied:
+            copied.add(key)
+            try:
+                out.append(put_object(key, remote[key], prefix))
+            except Exception as e:  # noqa: BLE001 - a copy is an optimization: shared memory may be full
+                logger.debug("could not keep a copy of %s: %s", key, e)
+    return out
 
 
 def _input(spec: SubtaskSpec, key: str, remote: dict[str, Any]) -> Any:

@@ -115,8 +115,9 @@ class ExecutionActor(mo.Actor):
 
     def _attach_local_inputs(self, spec: SubtaskSpec) -> None:
         for key in spec.subtask.input_keys:
-            if key not in spec.remote_inputs and self._store.contains(spec.session_id, key):
+            if self._store.contains(spec.session_id, key):
                 spec.local_inputs[key] = self._store.get(spec.session_id, [key])[0]
+                spec.remote_inputs.pop(key, None)  # a copy fetched earlier is here already
 
     async def _run_on(self, slot: mo.ActorRef, batch: list[tuple[SubtaskSpec, mo.ActorRef]]) -> None:
         specs = [spec for spec, _ in batch]
@@ -140,6 +141,12 @@ class ExecutionActor(mo.Actor):
     def _report(self, spec: SubtaskSpec, reply_to: mo.ActorRef, outcome: SlotOutcome) -> None:
         report = SubtaskReport(spec.session_id, spec.task_id, spec.index, self._worker_address or self.address,
                                error=outcome.error, traceback=outcome.traceback, duration=outcome.duration)
+        for copy in outcome.copies:
+            if self._store.contains(spec.session_id, copy.key):
+                unlink_object(copy)  # another slot kept one first
+                continue
+            self._store.put(spec.session_id, [copy])
+            report.copies.append(copy.key)
         if outcome.error is None:
             if (spec.session_id, spec.task_id) in self._cancelled:
                 for desc in outcome.descs:

@@ -9,7 +9,7 @@ client fetching a tiny result needs no trip to a worker.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -21,6 +21,12 @@ class ChunkMeta:
     nbytes: int
     value: Any = None
     has_value: bool = False
+    #: other workers holding a copy (fetched there as an input)
+    copies: set[str] = field(default_factory=set)
+
+    @property
+    def holders(self) -> set[str]:
+        return {self.worker} | self.copies
 
 
 class MetaStore:
@@ -53,6 +59,25 @@ class MetaStore:
     def pop_all(self) -> list[ChunkMeta]:
         out, self._meta = list(self._meta.values()), {}
         return out
+
+    def add_copy(self, key: str, worker: str) -> None:
+        m = self._meta.get(key)
+        if m is not None and worker != m.worker:
+            m.copies.add(worker)
+
+    def forget_worker(self, worker: str) -> list[str]:
+        """A lost worker: drop it as a holder; returns the keys it alone held (now gone)."""
+        gone = []
+        for k, m in self._meta.items():
+            m.copies.discard(worker)
+            if m.worker == worker:
+                if m.copies:
+                    m.worker = m.copies.pop()
+                else:
+                    gone.append(k)
+        for k in gone:
+            del self._meta[k]
+        return gone
 
     def on_worker(self, worker: str) -> list[str]:
         return [k for k, m in self._meta.items() if m.worker == worker]

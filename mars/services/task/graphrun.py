@@ -71,7 +71,8 @@ class GraphRun:
             for k in st.input_keys:
                 m = self.proc.meta.get(k)
                 if m is not None:
-                    held[m.worker] = held.get(m.worker, 0) + m.nbytes
+                    for w in m.holders:
+                        held[w] = held.get(w, 0) + m.nbytes
         address = placer.place(held)
         specs = [self._spec(i, address, placer) for i in range(self.state.total)]
         for spec in specs:
@@ -100,7 +101,8 @@ class GraphRun:
             for k in subtasks[i].input_keys:
                 m = meta.get(k)
                 if m is not None:
-                    held[m.worker] = held.get(m.worker, 0) + m.nbytes
+                    for w in m.holders:
+                        held[w] = held.get(w, 0) + m.nbytes
             address = placer.place(held)
             by_worker.setdefault(address, []).append(self._spec(i, address, placer))
         await asyncio.gather(*[self.proc.send_specs(address, specs) for address, specs in by_worker.items()])
@@ -111,7 +113,7 @@ class GraphRun:
         remote = {}
         for k in st.input_keys:
             m = self.proc.meta.get(k)
-            if m is not None and m.worker != address:
+            if m is not None and address not in m.holders:
                 remote[k] = RemoteInput(m.worker, placer.transfer_addresses(m.worker))
         report_values = any(k in self.keep for k in st.output_keys)
         return SubtaskSpec(self.proc.session_id, self.task.task_id, self.base + i, st,
@@ -126,6 +128,8 @@ class GraphRun:
             return [], []
         for o in report.outputs:
             self.proc.meta.put(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
+        for key in report.copies:
+            self.proc.meta.add_copy(key, report.worker)
         if self.future.done():  # the run failed or was cancelled meanwhile: what it made goes
             return [], [o.key for o in report.outputs if o.key in self.state.owned]
         self.task.n_finished += 1

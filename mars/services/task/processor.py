@@ -128,8 +128,8 @@ class SessionProcessor:
         if not lost:
             return
         self._placer_time = 0.0
-        gone = [k for w in lost for k in self.meta.on_worker(w)]
-        self.meta.pop_many(gone)
+        for w in lost:
+            self.meta.forget_worker(w)
         for task in self.tasks.values():
             hit = lost & task.workers_used
             if task.done.is_set() or not hit:
@@ -331,7 +331,10 @@ class SessionProcessor:
             if self._placer is not None:
                 self._placer.done(report.worker)
             if run is None:  # its task ended (failed or cancelled): drop what it made
-                await self._delete_on(report.worker, [o.key for o in report.outputs])
+                for key in report.copies:
+                    self.meta.add_copy(key, report.worker)  # still held by someone: a copy is a copy
+                dropped = [o.key for o in report.outputs] + [k for k in report.copies if k not in self.meta]
+                await self._delete_on(report.worker, dropped)
                 continue
             ready, free = run.on_report(report)
             to_free.extend(free)
@@ -383,13 +386,15 @@ class SessionProcessor:
         """Drop chunks from meta and from the workers that hold them."""
         by_worker: dict[str, list[str]] = {}
         for m in self.meta.pop_many(k for k in keys if k not in self.refs):
-            by_worker.setdefault(m.worker, []).append(m.key)
+            for w in m.holders:
+                by_worker.setdefault(w, []).append(m.key)
         await asyncio.gather(*[self._delete_on(w, ks) for w, ks in by_worker.items()])
 
     def _free_soon(self, keys: list[str]) -> None:
         """Free intermediates with one message per worker per event-loop turn, not one per report."""
         for m in self.meta.pop_many(k for k in keys if k not in self.refs):
-            self._freeing.setdefault(m.worker, []).append(m.key)
+            for w in m.holders:
+                self._freeing.setdefault(w, []).append(m.key)
         if self._freeing and not self._free_scheduled:
             self._free_scheduled = True
             asyncio.get_running_loop().call_soon(self._flush_frees)
@@ -424,7 +429,7 @@ class SessionProcessor:
         for task in self.tasks.values():
             if not task.status.is_done:
                 await self.cancel(task.task_id)
-        workers = {m.worker for m in self.meta.pop_all()}
+        workers = {w for m in self.meta.pop_all() for w in m.holders}
         workers |= {w for t in self.tasks.values() for w in t.workers_used}
 
         async def drop(worker: str) -> None:
