@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import sys
 import threading
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .core.entity import TileableData, has_unknown
-from .core.operator import held_chunks
+from .core.operator import HeldData, held_chunks
 from .core.tiling import as_data
 from .services.task.api import TaskInfo, TaskStatus
 from .services.web.client import SyncWebClient
@@ -221,7 +222,9 @@ class ClusterSession:
             return
         progress = _Progress(show_progress)
         try:
-            info = self._wait(self._backend.call("submit_and_wait", self.session_id, todo, 0.05), progress, cancel)
+            with _held_as_data_only(todo, self._held):
+                first = self._backend.call("submit_and_wait", self.session_id, todo, 0.05)
+            info = self._wait(first, progress, cancel)
         finally:
             progress.close()
         if info.status is not TaskStatus.succeeded:
@@ -271,6 +274,36 @@ class ClusterSession:
             self._backend.call("release", self.session_id, keys)
         except Exception as e:  # noqa: BLE001 - releasing is best effort: the session's end frees all
             logger.debug("could not release %d chunks: %s", len(keys), e)
+
+
+@contextlib.contextmanager
+def _held_as_data_only(targets: list[TileableData], held: weakref.WeakSet) -> Iterator[None]:
+    """While the graph is sent, executed tileables it reads travel as their chunks only.
+
+    Their ops (which may hold a whole numpy array, for ``mt.tensor(x)``) are
+    swapped for a bare :class:`HeldData` op for the time of the call, and put
+    back after: the cluster reads their chunks by key and never looks further up.
+    """
+    swapped: list[tuple[TileableData, Any]] = []
+    seen: set[int] = set()
+    stack = [inp for t in targets for inp in t.op.inputs]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or not isinstance(node, TileableData):
+            continue
+        seen.add(id(node))
+        if node in held and node.chunks is not None:
+            op = HeldData()
+            op.output_keys = [""] * node.output_index + [node.key]
+            swapped.append((node, node.op))
+            node.op = op
+        else:
+            stack.extend(node.op.inputs)
+    try:
+        yield
+    finally:
+        for node, op in swapped:
+            node.op = op
 
 
 def _release_from_gc(session_ref: weakref.ref, keys: list[str]) -> None:

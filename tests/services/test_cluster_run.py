@@ -107,6 +107,26 @@ def test_cancelling_a_job_stops_it_and_the_cluster_runs_the_next(session):
     assert session.run(mt.arange(5, chunk_size=2).sum()) == 10
 
 
+def test_cancelling_stops_a_chained_graph_inside_its_slot(cluster, session):
+    """A small graph of slow Python functions runs as one chain in one slot: cancel reaches into it."""
+    import time
+
+    import mars.oscar as mo
+    from mars.services.execution.api import EXECUTION_UID
+
+    slow = mt.tensor(np.array([Slow() for _ in range(100)], dtype=object), chunk_size=1) + 1  # 5 s of work
+    future = session.execute(slow, wait=False)
+    time.sleep(0.3)
+    future.cancel()
+    deadline = time.monotonic() + 2
+    while True:
+        stats = [cluster.run(mo.ActorRef(w.address, EXECUTION_UID).stats()) for w in cluster.workers]
+        if all(s["n_running"] == 0 and s["n_queued"] == 0 for s in stats):
+            break
+        assert time.monotonic() < deadline, f"workers still busy with a cancelled job: {stats}"
+        time.sleep(0.05)
+
+
 def test_fetching_a_released_or_unknown_chunk_names_it(cluster, session):
     from mars.services.errors import DataNotFound
     from mars.services.session.api import SessionAPI
@@ -142,3 +162,20 @@ def test_a_task_whose_worker_is_lost_fails_with_worker_lost_instead_of_hanging()
     finally:
         cluster.stop()
     assert not isinstance(future.exception(), concurrent.futures.CancelledError)
+
+
+def test_executed_inputs_travel_as_chunks_not_as_their_data(session):
+    import pickle
+
+    from mars.remote import _held_as_data_only
+
+    x = np.random.default_rng(0).random((1000, 1000))  # 8 MB
+    a = mt.tensor(x, chunk_size=250)
+    session.execute(a)
+    expr = (a * 2).sum()
+    source_op = a.data.op
+    assert len(pickle.dumps(expr.data)) > 8_000_000
+    with _held_as_data_only([expr.data], session._held):
+        assert len(pickle.dumps(expr.data)) < 200_000
+    assert a.data.op is source_op  # put back after the call
+    np.testing.assert_allclose(session.run(expr), (x * 2).sum())

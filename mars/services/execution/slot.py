@@ -32,6 +32,7 @@ class SlotRunnerActor(mo.Actor):
         self._prefix = prefix
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-slot")
         self._one_thread = one_thread
+        self._cancelled: set[tuple[str, str]] = set()
 
     async def __post_create__(self) -> None:
         if self._one_thread:
@@ -47,7 +48,14 @@ class SlotRunnerActor(mo.Actor):
     async def run(self, specs: list[SubtaskSpec]) -> list[SlotOutcome]:
         remote = await self._fetch_remote(specs)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix)
+        return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix, self._cancelled)
+
+    @mo.no_lock
+    def cancel(self, session_id: str, task_id: str) -> None:
+        """Skip the task's subtasks not started yet in the batch in hand (a chained graph, say)."""
+        self._cancelled.add((session_id, task_id))
+        while len(self._cancelled) > 1000:  # old tasks' marks: their batches are long gone
+            self._cancelled.pop()
 
     async def _fetch_remote(self, specs: list[SubtaskSpec]) -> dict[str, Any]:
         """Values of every input held by another worker, fetched side by side, one call per worker."""
@@ -70,8 +78,13 @@ class SlotRunnerActor(mo.Actor):
         return values
 
 
-def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str) -> list[SlotOutcome]:
-    """Run ``specs`` in order; a spec may read what an earlier one in the batch made (a chained graph)."""
+def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
+               cancelled: set[tuple[str, str]]) -> list[SlotOutcome]:
+    """Run ``specs`` in order; a spec may read what an earlier one in the batch made (a chained graph).
+
+    ``cancelled`` (filled by the actor's loop meanwhile) names tasks whose
+    specs are skipped from then on: they get no outcome.
+    """
     made: dict[str, Any] = {}
     failed: set[str] = set()
     copied: set[str] = set()
@@ -79,6 +92,8 @@ def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str) ->
     for spec in specs:
         if spec.chained and spec.task_id in failed:
             continue  # the rest of a failed chain reads what failed: its first error is the report
+        if (spec.session_id, spec.task_id) in cancelled:
+            continue
         outcome = _run_one(spec, remote, prefix, made)
         outcome.copies = _copy_remote(spec, remote, prefix, copied)
         outcomes.append(outcome)

@@ -67,10 +67,23 @@ class ExecutionActor(mo.Actor):
     def cancel(self, session_id: str, task_id: str) -> int:
         """Drop the task's queued subtasks (running ones finish); returns how many were dropped."""
         self._cancelled.add((session_id, task_id))
+        for slot in self._slots:  # a batch in a slot's hands stops between subtasks
+            self._spawn(self._cancel_on(slot, session_id, task_id))
         before = len(self._queue)
         self._queue = [e for e in self._queue if (e[2][0].session_id, e[2][0].task_id) != (session_id, task_id)]
         heapq.heapify(self._queue)
         return before - len(self._queue)
+
+    async def _cancel_on(self, slot: mo.ActorRef, session_id: str, task_id: str) -> None:
+        try:
+            await slot.cancel(session_id, task_id)
+        except Exception as e:  # noqa: BLE001 - a slot that is gone runs nothing
+            logger.debug("could not cancel task %s on slot %s: %s", task_id, slot.address, e)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def delete(self, session_id: str, keys: list[str]) -> None:
         """Free chunks that nothing needs any more."""
@@ -95,9 +108,7 @@ class ExecutionActor(mo.Actor):
                 continue
             slot = self._free.pop()
             self._running += len(batch)
-            task = asyncio.get_running_loop().create_task(self._run_on(slot, batch))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._run_on(slot, batch))
 
     def _take_batch(self) -> list[tuple[SubtaskSpec, mo.ActorRef]]:
         size = 1
@@ -169,9 +180,7 @@ class ExecutionActor(mo.Actor):
     def _flush(self, reply_to: mo.ActorRef) -> None:
         reports = self._outbox.pop(reply_to, [])
         if reports:
-            task = asyncio.get_running_loop().create_task(self._send(reply_to, reports))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._send(reply_to, reports))
 
     async def _send(self, reply_to: mo.ActorRef, reports: list[SubtaskReport]) -> None:
         try:

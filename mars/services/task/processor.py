@@ -429,6 +429,8 @@ class SessionProcessor:
         for task in self.tasks.values():
             if not task.status.is_done:
                 await self.cancel(task.task_id)
+        if self._watcher is not None:
+            self._watcher.cancel()
         workers = {w for m in self.meta.pop_all() for w in m.holders}
         workers |= {w for t in self.tasks.values() for w in t.workers_used}
 
