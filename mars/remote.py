@@ -22,7 +22,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Iterator
 
 from .core.entity import TileableData, has_unknown
 from .core.operator import HeldData, held_chunks

@@ -13,6 +13,7 @@ import asyncio
 import heapq
 import itertools
 import logging
+from typing import Any
 
 from ... import oscar as mo
 from ..storage.core import ChunkStore
