@@ -24,11 +24,15 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Iterator
 
+from .core import session as registry
 from .core.entity import TileableData, has_unknown
 from .core.operator import HeldData, held_chunks
 from .core.tiling import as_data
+from .oscar import close_connections, set_token
+from .services.session.api import SessionAPI
 from .services.task.api import TaskInfo, TaskStatus
 from .services.web.client import SyncWebClient
+from .session import _Progress, run_in_background
 
 logger = logging.getLogger(__name__)
 
@@ -66,9 +70,6 @@ class _DirectBackend:
     """The session service over the actor protocol (``host:port`` addresses)."""
 
     def __init__(self, supervisors: list[str], token: str | None = None):
-        from .oscar import set_token
-        from .services.session.api import SessionAPI
-
         if token is not None:
             set_token(token)
         self._thread = _LoopThread()
@@ -78,8 +79,6 @@ class _DirectBackend:
         return self._thread.run(getattr(self.api, method)(*args))
 
     def close(self) -> None:
-        from .oscar import close_connections
-
         try:
             self._thread.run(_run_sync(close_connections), timeout=5)
         finally:
@@ -128,8 +127,6 @@ class ClusterSession:
     # ----------------------------------------------------------------- public
     def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None, **kw: Any) -> Any:
         """Run ``tileables`` together on the cluster; returns them (one, or a list)."""
-        from .session import ExecutionFuture
-
         self._check_open()
         if kw:
             raise TypeError(f"execute() got unexpected arguments {sorted(kw)}")
@@ -138,21 +135,7 @@ class ClusterSession:
         if wait:
             self._run(datas, show_progress, None)
             return ret
-        cancel = threading.Event()
-        future: concurrent.futures.Future = concurrent.futures.Future()
-
-        def target() -> None:
-            if not future.set_running_or_notify_cancel():
-                return
-            try:
-                self._run(datas, False if show_progress is None else show_progress, cancel)
-            except BaseException as e:  # noqa: BLE001 - delivered through the future
-                future.set_exception(e)
-            else:
-                future.set_result(ret)
-
-        threading.Thread(target=target, daemon=True, name="mars-execute").start()
-        return ExecutionFuture(future, cancel)
+        return run_in_background(self._run, datas, show_progress, ret)
 
     def fetch(self, *tileables: Any) -> Any:
         """The values of ``tileables`` (executing any not yet executed)."""
@@ -177,14 +160,10 @@ class ClusterSession:
         return not self._closed and as_data(tileable) in self._held
 
     def as_default(self) -> ClusterSession:
-        from .core import session as registry
-
         registry.set_default_session(self)
         return self
 
     def close(self) -> None:
-        from .core import session as registry
-
         with self._lock:
             if self._closed:
                 return
@@ -214,8 +193,6 @@ class ClusterSession:
 
     # ----------------------------------------------------------------- running
     def _run(self, datas: list[TileableData], show_progress: bool | None, cancel: threading.Event | None) -> None:
-        from .session import _Progress
-
         self._check_open()
         todo = [d for d in datas if d not in self._held]
         if not todo:

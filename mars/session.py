@@ -60,6 +60,25 @@ class ExecutionFuture:
         self._future.add_done_callback(lambda _: fn(self))
 
 
+def run_in_background(run: Any, datas: list, show_progress: bool | None, ret: Any) -> ExecutionFuture:
+    """``run(datas, show_progress, cancel_event)`` on a thread of its own; its future gives ``ret``."""
+    cancel = threading.Event()
+    future: concurrent.futures.Future = concurrent.futures.Future()
+
+    def target() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            run(datas, False if show_progress is None else show_progress, cancel)
+        except BaseException as e:  # noqa: BLE001 - delivered through the future
+            future.set_exception(e)
+        else:
+            future.set_result(ret)
+
+    threading.Thread(target=target, daemon=True, name="mars-execute").start()
+    return ExecutionFuture(future, cancel)
+
+
 class _Progress:
     """A tqdm bar, shown only for runs over about a second (or always/never per options)."""
 
@@ -115,22 +134,7 @@ class Session:
         if wait:
             self._run([as_data(t) for t in tileables], show_progress, None)
             return ret
-        cancel = threading.Event()
-        future: concurrent.futures.Future = concurrent.futures.Future()
-        datas = [as_data(t) for t in tileables]
-
-        def target() -> None:
-            if not future.set_running_or_notify_cancel():
-                return
-            try:
-                self._run(datas, False if show_progress is None else show_progress, cancel)
-            except BaseException as e:  # noqa: BLE001 - delivered through the future
-                future.set_exception(e)
-            else:
-                future.set_result(ret)
-
-        threading.Thread(target=target, daemon=True, name="mars-execute").start()
-        return ExecutionFuture(future, cancel)
+        return run_in_background(self._run, [as_data(t) for t in tileables], show_progress, ret)
 
     def fetch(self, *tileables: Any) -> Any:
         """The values of ``tileables`` (executing any not yet executed)."""
