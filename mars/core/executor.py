@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any, Callable, MutableMapping, Sequence
 
-from .graph import Subtask
+from .graph import Subtask, index_graph
 
 
 #: subtasks faster than this on average are taken in batches of up to _MAX_BATCH
@@ -89,22 +89,10 @@ class _Run:
         self._index(store)
 
     def _index(self, store: MutableMapping[str, Any]) -> None:
-        producer = {k for st in self.subtasks for k in st.output_keys}
-        self.refs: dict[str, int] = {}
-        self.waiting: list[int] = []
-        self.consumers: dict[str, list[int]] = {}
-        for i, st in enumerate(self.subtasks):
-            missing = 0
-            for k in set(st.input_keys):
-                self.refs[k] = self.refs.get(k, 0) + 1
-                if k in producer:
-                    self.consumers.setdefault(k, []).append(i)
-                    missing += 1
-                elif k not in store:
-                    raise KeyError(f"chunk {k} is neither computed nor produced by this graph")
-            self.waiting.append(missing)
+        index = index_graph(self.subtasks, store.__contains__)
+        self.refs, self.consumers, self.waiting = index.refs, index.consumers, index.waiting
         # only data made by this run is freed; data the caller had stays
-        self.owned = producer - self.keep
+        self.owned = index.producer - self.keep
         self.ready = [i for i, n in enumerate(self.waiting) if n == 0]
         heapq.heapify(self.ready)
 

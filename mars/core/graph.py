@@ -90,6 +90,39 @@ def _dedupe_by_key(subtasks: list[Subtask]) -> list[Subtask]:
     return unique
 
 
+@dataclass
+class GraphIndex:
+    """Who reads what in a subtask list: what a runner needs to know which subtasks are ready."""
+
+    #: keys made by the list
+    producer: set[str]
+    #: subtasks reading each key (once per subtask)
+    refs: dict[str, int]
+    #: subtasks reading each key made by the list
+    consumers: dict[str, list[int]]
+    #: inputs each subtask still waits for
+    waiting: list[int]
+
+
+def index_graph(subtasks: Sequence[Subtask], available: Callable[[str], bool]) -> GraphIndex:
+    """Index ``subtasks``; an input neither made by them nor ``available`` is an error."""
+    producer = {k for st in subtasks for k in st.output_keys}
+    refs: dict[str, int] = {}
+    consumers: dict[str, list[int]] = {}
+    waiting: list[int] = []
+    for i, st in enumerate(subtasks):
+        missing = 0
+        for k in set(st.input_keys):
+            refs[k] = refs.get(k, 0) + 1
+            if k in producer:
+                consumers.setdefault(k, []).append(i)
+                missing += 1
+            elif not available(k):
+                raise KeyError(f"chunk {k} is neither computed nor produced by this graph")
+        waiting.append(missing)
+    return GraphIndex(producer, refs, consumers, waiting)
+
+
 def describe(subtasks: Sequence[Subtask]) -> str:
     """A printable view of a subtask list, one line each."""
     return "\n".join(f"{i}: {st!r}" for i, st in enumerate(subtasks))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ...core.graph import Subtask
+from ...core.graph import Subtask, index_graph
 
 
 class GraphState:
@@ -19,22 +19,10 @@ class GraphState:
         self.subtasks = list(subtasks)
         self.total = len(self.subtasks)
         self.finished = 0
-        producer = {k for st in self.subtasks for k in st.output_keys}
-        self.refs: dict[str, int] = {}
-        self.consumers: dict[str, list[int]] = {}
-        self.waiting: list[int] = []
-        for i, st in enumerate(self.subtasks):
-            missing = 0
-            for k in set(st.input_keys):
-                self.refs[k] = self.refs.get(k, 0) + 1
-                if k in producer:
-                    self.consumers.setdefault(k, []).append(i)
-                    missing += 1
-                elif not available(k):
-                    raise KeyError(f"chunk {k} is neither computed nor produced by this graph")
-            self.waiting.append(missing)
+        index = index_graph(self.subtasks, available)
+        self.refs, self.consumers, self.waiting = index.refs, index.consumers, index.waiting
         #: made by this graph and not asked for: freed once read
-        self.owned = producer - keep
+        self.owned = index.producer - keep
         self.done = [False] * self.total
 
     def initial_ready(self) -> list[int]:
