@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import multiprocessing
 import os
@@ -16,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -168,19 +170,74 @@ def _forked_main(role: str, config: dict, read_fd: int, write_fd: int) -> None:
     _run_node(role, config, write_fd)
 
 
+class _NodeLoop:
+    """An event loop on a thread of this process, running the nodes of an in-process cluster."""
+
+    def __init__(self) -> None:
+        self.loop = new_event_loop("no")
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="mars-nodes")
+        self._thread.start()
+
+    def submit(self, coro: Any) -> concurrent.futures.Future:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def close(self) -> None:
+        from ..oscar import close_connections
+
+        async def _close() -> None:
+            close_connections()
+
+        self.submit(_close()).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        self.loop.close()
+
+
+class _InProcessNode:
+    """A node on the cluster's loop thread in this process (its slots are threads too)."""
+
+    def __init__(self, role: str, config: dict, loop: _NodeLoop):
+        from .oscar import node
+
+        self.role = role
+        self._loop = loop
+        start = node.start_supervisor if role == "supervisor" else node.start_worker
+        self._starting = loop.submit(start(config))
+        self._node: Any = None
+        self.address = ""
+        self.web_address: str | None = None
+
+    def wait_ready(self, timeout: float) -> None:
+        self._node = self._starting.result(timeout)
+        self.address = self._node.address
+        self.web_address = getattr(self._node, "web_address", None)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._node is not None:
+            self._loop.submit(self._node.stop()).result(timeout)
+            self._node = None
+
+    def kill(self) -> None:
+        self.stop()
+
+
 class LocalCluster:
-    """A supervisor and ``n_worker`` workers as processes on this machine; see :func:`new_cluster`."""
+    """A supervisor and ``n_worker`` workers on this machine; see :func:`new_cluster`."""
 
     def __init__(self, n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, n_io_process: int = 0,
-                 config: dict | None = None, timeout: float = 60.0, start_method: str = "auto"):
+                 config: dict | None = None, timeout: float = 60.0, start_method: str = "auto",
+                 processes: bool = True):
         if not isinstance(n_worker, int) or n_worker < 1:
             raise ValueError(f"n_worker must be a positive int, got {n_worker!r}")
         if start_method not in ("auto", "fork", "spawn"):
             raise ValueError(f"start_method must be 'auto', 'fork' or 'spawn', got {start_method!r}")
         self.n_worker = n_worker
         self._fork = start_method == "fork" or (start_method == "auto" and _can_fork())
+        self._loop = None if processes else _NodeLoop()
         self.config = load_config(None, config)
-        if self._fork:
+        if self._loop is not None:
+            self.config["worker"]["slots_in_process"] = True
+        elif self._fork:
             self.config.setdefault("oscar", {})["start_method"] = "fork"
         host = self.config["supervisor"]["host"]
         self.config["supervisor"]["port"] = self.config["supervisor"].get("port") or _free_port(host)
@@ -191,16 +248,20 @@ class LocalCluster:
         self.endpoint = f"{host}:{self.config['supervisor']['port']}"
         self.config["worker"].update(supervisors=[self.endpoint], n_cpu=_per_worker_cpu(n_cpu, n_worker),
                                      n_io_process=n_io_process)
-        self._nodes: list[_NodeProcess] = []
+        self._nodes: list[Any] = []
         self.session: Any = None
         self._start(timeout)
+
+    def _new_node(self, role: str) -> Any:
+        if self._loop is not None:
+            return _InProcessNode(role, self.config, self._loop)
+        return (_ForkedNode if self._fork else _NodeProcess)(role, self.config)
 
     def _start(self, timeout: float) -> None:
         try:
             # workers start beside the supervisor and register once it is up
-            node_cls = _ForkedNode if self._fork else _NodeProcess
-            self._nodes.append(node_cls("supervisor", self.config))
-            self._nodes.extend(node_cls("worker", self.config) for _ in range(self.n_worker))
+            self._nodes.append(self._new_node("supervisor"))
+            self._nodes.extend(self._new_node("worker") for _ in range(self.n_worker))
             for node in self._nodes:
                 node.wait_ready(timeout)
             self.session = ClusterSession(self.web_address or self.endpoint)
@@ -235,6 +296,9 @@ class LocalCluster:
         for node in reversed(self._nodes):  # workers first: they say goodbye to the supervisor
             node.stop()
         self._nodes = []
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
 
     def __enter__(self) -> LocalCluster:
         return self
@@ -260,6 +324,10 @@ def _per_worker_cpu(n_cpu: int | str, n_worker: int) -> int:
 
 def new_cluster(n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, **kw: Any) -> LocalCluster:
     """Start a supervisor and ``n_worker`` workers on this machine; their session becomes the default.
+
+    With ``processes=False`` the same services run in this process instead,
+    on a thread of their own, with thread slots (quick to start; numpy
+    kernels release the GIL, Python-heavy chunk functions do not).
 
     ``n_cpu`` is per worker (``"auto"``: this machine's cores shared among the
     workers). The workers of one machine need no IO processes (``n_io_process=0``:

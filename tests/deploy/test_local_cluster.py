@@ -88,3 +88,15 @@ def test_a_slot_process_that_dies_is_restarted_with_its_runner():
             except Exception:
                 assert time.monotonic() < deadline, "the slot never came back"
                 time.sleep(0.2)
+
+
+def test_the_same_services_run_in_this_process():
+    threads_before = {t.name for t in __import__("threading").enumerate()}
+    with new_cluster(n_worker=2, n_cpu=1, processes=False) as cluster:
+        assert mars.get_default_session() is cluster.session
+        x = np.arange(100.0).reshape(10, 10)
+        t = mt.tensor(x, chunk_size=3)
+        np.testing.assert_allclose((t @ t).sum(axis=0).execute().fetch(), (x @ x).sum(axis=0))
+        assert len(cluster.session._backend.call("get_workers")) == 2
+    time.sleep(0.2)
+    assert "mars-nodes" not in {t.name for t in __import__("threading").enumerate()} - threads_before
