@@ -18,6 +18,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import os
 import sys
 import threading
 import weakref
@@ -93,6 +94,8 @@ class _WebBackend:
     """The session service through the web service (``http://`` URLs)."""
 
     def __init__(self, url: str, token: str | None = None):
+        if token is None and "token=" not in url:  # an argument, then the URL, then the environment
+            token = os.environ.get("MARS_TOKEN") or None
         self._client = SyncWebClient(url, token=token)
 
     def call(self, method: str, *args: Any) -> Any:
@@ -123,6 +126,8 @@ class ClusterSession:
         self._held: weakref.WeakSet = weakref.WeakSet()
         self._lock = threading.RLock()
         self._closed = False
+        # a client that exits (or drops the session) without close() still frees its data on the cluster
+        self._end = weakref.finalize(self, _end_session, self._backend, self.session_id)
 
     # ----------------------------------------------------------------- public
     def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None, **kw: Any) -> Any:
@@ -168,13 +173,8 @@ class ClusterSession:
             if self._closed:
                 return
             self._closed = True
-        try:
-            self._backend.call("delete_session", self.session_id)
-        except Exception as e:  # noqa: BLE001 - the cluster may be gone already
-            logger.debug("could not delete session %s: %s", self.session_id, e)
-        finally:
-            self._backend.close()
-            self._values.clear()
+        self._end()
+        self._values.clear()
         if registry.get_default_session() is self:
             registry.set_default_session(None)
 
@@ -281,6 +281,15 @@ def _held_as_data_only(targets: list[TileableData], held: weakref.WeakSet) -> It
     finally:
         for node, op in swapped:
             node.op = op
+
+
+def _end_session(backend: Any, session_id: str) -> None:
+    try:
+        backend.call("delete_session", session_id)
+    except Exception as e:  # noqa: BLE001 - the cluster may be gone already
+        logger.debug("could not delete session %s: %s", session_id, e)
+    finally:
+        backend.close()
 
 
 def _release_from_gc(session_ref: weakref.ref, keys: list[str]) -> None:

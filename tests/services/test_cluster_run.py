@@ -179,3 +179,18 @@ def test_executed_inputs_travel_as_chunks_not_as_their_data(session):
         assert len(pickle.dumps(expr.data)) < 200_000
     assert a.data.op is source_op  # put back after the call
     np.testing.assert_allclose(session.run(expr), (x * 2).sum())
+
+
+def test_a_session_dropped_without_close_is_deleted_on_the_cluster(cluster):
+    import gc
+
+    import mars
+    from mars.services.session.api import SessionAPI
+
+    api = SessionAPI([cluster.supervisor.address])
+    sess = mars.new_session(cluster.supervisor.address, default=False)
+    sid = sess.session_id
+    assert cluster.run(api.has_session(sid))
+    del sess
+    gc.collect()
+    assert not cluster.run(api.has_session(sid))
