@@ -212,3 +212,17 @@ def test_an_empty_ellipsis_between_advanced_indexes_puts_their_dims_in_front():
     x = np.arange(150).reshape(5, 5, 6)
     index = (slice(1, 2), 0, Ellipsis, [1, 2, 3])
     assert_eq(mt.tensor(x, chunk_size=(3, 3, 5))[index], x[index])  # numpy: (3, 1)
+
+
+@pytest.mark.parametrize("index", [
+    (0, mt.tensor([1, 7])),
+    (mt.tensor([0, 1]), 0, mt.tensor([9, 1])),
+    (slice(None), 1, mt.tensor([6])),
+    (None, 1, mt.tensor([-7])),
+])
+def test_a_bad_value_in_an_index_tensor_names_the_users_axis(index):
+    x = np.arange(60).reshape(3, 4, 5)
+    as_numpy = tuple(e.to_numpy() if isinstance(e, mt.Tensor) else e for e in index)
+    kind, message = numpy_error(lambda: x[as_numpy])
+    with pytest.raises(kind, match=message):
+        mt.tensor(x, chunk_size=2)[index].execute()

@@ -156,3 +156,18 @@ def test_a_new_axis_between_advanced_indexes_puts_the_value_s_dims_in_front():
     t = mt.tensor(x, chunk_size=1)
     t[index] = value
     assert_eq(t, numpy_set(index, value, x))
+
+
+@pytest.mark.parametrize("index", [(0, [7]), ([0, 1], 0, [9, 1]), (slice(None), 1, [6])])
+def test_a_bad_value_in_an_index_tensor_assigned_through_names_the_users_axis(index):
+    x = np.arange(60).reshape(3, 4, 5)
+    as_numpy = tuple(np.array(e) if isinstance(e, list) else e for e in index)
+
+    def numpy_call():
+        x.copy()[as_numpy] = 1
+
+    kind, message = numpy_error(numpy_call)
+    t = mt.tensor(x, chunk_size=2)
+    with pytest.raises(kind, match=message):
+        t[tuple(mt.tensor(e) if isinstance(e, list) else e for e in index)] = 1
+        t.execute()

@@ -28,7 +28,9 @@ class TensorFancyIndex(TensorOperator):
     ``arrays`` is None when the index arrays are mars tensors (the inputs after ``x``).
     """
 
-    params = ("axis", "arrays")
+    params = ("axis", "arrays", "user_axes")
+    #: the axes the arrays index in the user's tensor, for error messages only
+    unkeyed = ("user_axes",)
 
     @classmethod
     def tile(cls, op: TensorFancyIndex) -> Generator[Any, Any, Tiled]:
@@ -36,13 +38,18 @@ class TensorFancyIndex(TensorOperator):
         yield from known_sizes([x])
         arrays = op.arrays
         if arrays is None:
-            arrays = yield from fetch_indices(op.inputs[1:], x, op.axis)
+            arrays = yield from fetch_indices(op.inputs[1:], x, op.axis, op.user_axes)
         broadcast_unknown(*(a.shape for a in arrays))  # numpy's error for arrays that do not broadcast
         return _tile_points(op.outputs[0], x, op.axis, np.broadcast_arrays(*arrays))
 
 
-def fetch_indices(tensors: Sequence[TensorData], x: Any, axis: int) -> Generator[Any, Any, list]:
-    """The values of index tensors for the axes of ``x`` from ``axis`` (checked, negatives resolved)."""
+def fetch_indices(tensors: Sequence[TensorData], x: Any, axis: int,
+                  user_axes: Sequence[int] | None = None) -> Generator[Any, Any, list]:
+    """The values of index tensors for the axes of ``x`` from ``axis`` (checked, negatives resolved).
+
+    ``user_axes`` are those axes as the user counts them (before ints dropped
+    theirs): an error names the axis the user wrote.
+    """
     values = yield Fetch([c for t in tensors for c in t.chunks])
     result, at = [], 0
     for j, t in enumerate(tensors):
@@ -54,7 +61,8 @@ def fetch_indices(tensors: Sequence[TensorData], x: Any, axis: int) -> Generator
             bad = np.ravel((array >= size) | (array < -size))
             if bad.any():  # numpy names the first bad index
                 first = np.ravel(array)[np.argmax(bad)]
-                raise IndexError(f"index {first} is out of bounds for axis {axis + j} with size {size}")
+                named = user_axes[j] if user_axes is not None else axis + j
+                raise IndexError(f"index {first} is out of bounds for axis {named} with size {size}")
             array = np.where(array < 0, array + int(size), array)
         result.append(array)
     return result
@@ -193,16 +201,19 @@ class TensorGatherPoints(TensorOperator):
         return grouped.reshape(grouped.shape[:axis] + tuple(self.bshape) + grouped.shape[axis + 1:])
 
 
-def fancy_index(t: Any, axis: int, arrays: list) -> Tensor:
-    """``t`` indexed by int arrays (numpy, or mars tensors) on the axes from ``axis``."""
+def fancy_index(t: Any, axis: int, arrays: list, user_axes: Sequence[int] | None = None) -> Tensor:
+    """``t`` indexed by int arrays (numpy, or mars tensors) on the axes from ``axis``.
+
+    ``user_axes``: where those axes were in the user's index, for error messages.
+    """
     data = tensor_data(t)
     bshape = broadcast_unknown(*(tuple(a.shape) for a in arrays))
     if any(isinstance(a, TensorData) for a in arrays):
         tensors = [a if isinstance(a, TensorData) else tensor_data(astensor(a)) for a in arrays]
-        op = TensorFancyIndex(axis=axis, arrays=None)
+        op = TensorFancyIndex(axis=axis, arrays=None, user_axes=None if user_axes is None else tuple(user_axes))
         inputs = [data] + tensors
     else:
-        op = TensorFancyIndex(axis=axis, arrays=tuple(arrays))
+        op = TensorFancyIndex(axis=axis, arrays=tuple(arrays), user_axes=None)
         inputs = [data]
     shape = data.shape[:axis] + tuple(bshape) + data.shape[axis + len(arrays):]
     return op.new_tensor(inputs, shape, data.dtype)

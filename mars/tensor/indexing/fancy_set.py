@@ -48,7 +48,9 @@ class TensorFancySet(TensorOperator):
     None when it is the last input (a tensor that broadcasts so).
     """
 
-    params = ("axis", "arrays", "value")
+    params = ("axis", "arrays", "value", "user_axes")
+    #: the axes the arrays index in the user's tensor, for error messages only
+    unkeyed = ("user_axes",)
 
     @classmethod
     def tile(cls, op: TensorFancySet) -> Generator[Any, Any, Tiled]:
@@ -58,7 +60,7 @@ class TensorFancySet(TensorOperator):
         tensor_value = op.value is None
         arrays = op.arrays
         if arrays is None:
-            arrays = yield from fetch_indices(op.inputs[1:len(op.inputs) - tensor_value], x, axis)
+            arrays = yield from fetch_indices(op.inputs[1:len(op.inputs) - tensor_value], x, axis, op.user_axes)
         broadcast_unknown(*(a.shape for a in arrays))  # numpy's error for arrays that do not broadcast
         arrays = np.broadcast_arrays(*arrays)
         m, n = len(arrays), arrays[0].size
@@ -123,9 +125,10 @@ def _set_chunk(chunk: Any, axis: int, m: int, points: tuple, sel: np.ndarray, va
     return TensorSetPoints(axis=axis, points=points, value=value, take=None).new_chunk([chunk], **meta)
 
 
-def fancy_set(t: Any, axis: int, arrays: list, value: Any) -> TensorData:
+def fancy_set(t: Any, axis: int, arrays: list, value: Any, user_axes: Any = None) -> TensorData:
     """``t[(:,)*axis + arrays] = value``: arrays numpy or TensorData; ``value`` a scalar, or a
-    numpy array / TensorData that broadcasts to ``t[index]``'s shape (cast by the caller)."""
+    numpy array / TensorData that broadcasts to ``t[index]``'s shape (cast by the caller).
+    ``user_axes``: where the arrays' axes were in the user's index, for error messages."""
     data = tensor_data(t)
     inputs = [data]
     if any(isinstance(a, TensorData) for a in arrays):
@@ -136,5 +139,6 @@ def fancy_set(t: Any, axis: int, arrays: list, value: Any) -> TensorData:
     if isinstance(value, TensorData):
         inputs.append(value)
         value = None
-    op = TensorFancySet(axis=axis, arrays=arrays, value=value)
+    op = TensorFancySet(axis=axis, arrays=arrays, value=value,
+                        user_axes=None if user_axes is None else tuple(user_axes))
     return op.new_tileable(inputs, shape=data.shape, dtype=data.dtype, order=data.order)

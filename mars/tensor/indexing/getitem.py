@@ -116,7 +116,12 @@ def _advanced(t: Any, entries: list) -> Tensor:
     """Integer arrays (ints beside them count as 0-d arrays) after the basic entries."""
     step = basic_index(t, [slice(None) if isinstance(e, IntArray) else e for e in entries])
     axes, pos = [], 0  # where the array axes sit in ``step`` (ints gone, new axes in)
+    user_axes, axis = [], 0  # and where they sat in the user's tensor, for error messages
     for e in entries:
+        if e is not None:
+            if isinstance(e, IntArray):
+                user_axes.append(axis)
+            axis += 1
         if isinstance(e, int):
             continue
         if isinstance(e, IntArray):
@@ -125,8 +130,8 @@ def _advanced(t: Any, entries: list) -> Tensor:
     arrays = [e.value for e in entries if isinstance(e, IntArray)]
     if advanced_in_front(entries):
         moved = moveaxis(step, axes, list(range(len(axes)))) if axes != list(range(len(axes))) else step
-        return fancy_index(moved, 0, arrays)
-    return fancy_index(step, axes[0], arrays)
+        return fancy_index(moved, 0, arrays, user_axes)
+    return fancy_index(step, axes[0], arrays, user_axes)
 
 
 def take(a: Any, indices: Any, axis: int | None = None) -> Tensor:

@@ -210,11 +210,12 @@ def _fancy_assign(data: TensorData, entries: list, value: Any, in_front: bool | 
     front = list(range(len(axes)))
     if in_front is None:
         in_front = advanced_in_front(entries)
+    user_axes = [i for i, e in enumerate(entries) if isinstance(e, IntArray)]  # one entry per axis here
     if in_front and axes != front:
         moved = moveaxis(Tensor(part), axes, front).data
-        written = moveaxis(Tensor(fancy_set(moved, 0, arrays, value)), front, axes).data
+        written = moveaxis(Tensor(fancy_set(moved, 0, arrays, value, user_axes)), front, axes).data
     else:
-        written = fancy_set(part, axes[0], arrays, value)
+        written = fancy_set(part, axes[0], arrays, value, user_axes)
     return written if whole else _basic_set(data, basic, written)
 
 
