@@ -206,8 +206,6 @@ def test_random_basic_indexes(case):
     assert_eq(mt.tensor(x, chunk_size=chunk_size)[index], x[index])
 
 
-@pytest.mark.xfail(strict=True, reason="index.parse_index expands an Ellipsis to nothing and so loses that numpy "
-                                       "counts it as separating advanced indices (their dims go in front)")
 def test_an_empty_ellipsis_between_advanced_indexes_puts_their_dims_in_front():
     x = np.arange(150).reshape(5, 5, 6)
     index = (slice(1, 2), 0, Ellipsis, [1, 2, 3])

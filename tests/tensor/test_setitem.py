@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from tensor_testing import assert_eq, chunkings
 
@@ -135,18 +135,11 @@ def test_random_assignments(case):
     arrays = sum(isinstance(e, list) for e in index)
     if arrays > 1:  # index arrays of different lengths do not broadcast: keep one per index
         index = tuple(e[:1] if isinstance(e, list) else e for e in index)
-    assume(not _ellipsis_between_advanced(index))  # see test_getitem's xfail test
     target = x[index].shape
     value = -np.arange(math.prod(target)).reshape(target) - 1 if array_value else -1
     t = mt.tensor(x, chunk_size=chunk_size)
     t[index] = value
     assert_eq(t, numpy_set(index, value, x))
-
-
-def _ellipsis_between_advanced(index: tuple) -> bool:
-    at = [i for i, e in enumerate(index) if isinstance(e, (int, list))]
-    has_array = any(isinstance(e, list) for e in index)
-    return has_array and any(index[i] is Ellipsis for i in range(at[0], at[-1])) if at else False
 
 
 def test_a_new_axis_between_advanced_indexes_puts_the_value_s_dims_in_front():
@@ -171,3 +164,12 @@ def test_a_bad_value_in_an_index_tensor_assigned_through_names_the_users_axis(in
     with pytest.raises(kind, match=message):
         t[tuple(mt.tensor(e) if isinstance(e, list) else e for e in index)] = 1
         t.execute()
+
+
+def test_an_empty_ellipsis_between_advanced_indexes_writes_numpy_s_layout():
+    x = np.zeros((5, 5, 6), dtype=int)
+    index = (slice(1, 2), 0, Ellipsis, [1, 2, 3])
+    value = np.arange(3).reshape(x[index].shape)  # (3, 1): the array's dim first, as numpy reads it
+    t = mt.tensor(x, chunk_size=(3, 3, 5))
+    t[index] = value
+    assert_eq(t, numpy_set(index, value, x))

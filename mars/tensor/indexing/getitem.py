@@ -22,7 +22,7 @@ from ..core import Tensor, TensorData, tensor_data
 from ..datasource.core import astensor
 from .basic import basic_index
 from .fancy import fancy_index
-from .index import BoolArray, IntArray, advanced_in_front, parse_index
+from .index import BoolArray, IntArray, advanced_in_front, ellipsis_separates, parse_index, result_dims
 from .mask import bool_index
 from .nonzero import nonzero
 
@@ -38,7 +38,14 @@ def getitem(t: Tensor, index: Any) -> Tensor:
     ([8, 5, 2], [4, 0, 4])
     """
     data = tensor_data(t)
-    return index_entries(t, parse_index(data.shape, index))
+    entries = parse_index(data.shape, index)
+    result = index_entries(t, entries)
+    if ellipsis_separates(data.shape, index):  # numpy: their dims go in front after all
+        dims = result_dims(data.shape, entries)
+        at = [i for i, (_, kind) in enumerate(dims) if kind == "advanced"]
+        if at and at[0] != 0:
+            result = moveaxis(result, at, list(range(len(at))))
+    return result
 
 
 def index_entries(t: Any, entries: list) -> Tensor:

@@ -134,6 +134,24 @@ def is_advanced(e: Any) -> bool:
     return isinstance(e, (IntArray, BoolArray))
 
 
+def ellipsis_separates(shape: tuple, index: Any) -> bool:
+    """Whether an Ellipsis standing for no axis sits between advanced indices.
+
+    numpy counts it as separating them (their dims go in front), but
+    :func:`parse_index` expands it to nothing, so callers ask here.
+    """
+    items = list(index) if isinstance(index, tuple) else [index]
+    if not any(i is Ellipsis for i in items):
+        return False
+    entries = [_classify(i) for i in items]
+    if sum(_consumes(e) for e in entries if e is not Ellipsis) != len(shape):
+        return False  # it stands for some axes: parse_index keeps them as slices
+    if not any(is_advanced(e) for e in entries):
+        return False
+    at = [k for k, e in enumerate(entries) if is_advanced(e) or isinstance(e, int)]
+    return at[0] < entries.index(Ellipsis) < at[-1]
+
+
 def advanced_in_front(entries: list) -> bool:
     """numpy's rule: advanced indices (ints count, next to arrays) split by a slice or
     new axis put their dimensions first, adjacent ones keep their place."""
@@ -169,13 +187,15 @@ def _advanced_shape(e: Any) -> tuple:
     return ()  # an int among arrays
 
 
-def result_dims(shape: tuple, entries: list) -> list[tuple[Any, str]]:
+def result_dims(shape: tuple, entries: list, front: bool | None = None) -> list[tuple[Any, str]]:
     """The dims of ``x[entries]`` by numpy's rules, without building anything: (size, kind),
-    kind one of "new" (a new axis), "slice", "advanced" (the advanced indices' broadcast)."""
+    kind one of "new" (a new axis), "slice", "advanced" (the advanced indices' broadcast).
+
+    ``front`` overrides where the advanced dims go (see :func:`ellipsis_separates`)."""
     has_arrays = any(is_advanced(e) for e in entries)
     advanced = [e for e in entries if is_advanced(e) or (has_arrays and isinstance(e, int))]
     bdims = [(n, "advanced") for n in broadcast_unknown(*(_advanced_shape(e) for e in advanced))] if advanced else []
-    front = bool(advanced) and advanced_in_front(entries)
+    front = bool(advanced) and (advanced_in_front(entries) if front is None else front)
     dims = list(bdims) if front else []
     axis, placed = 0, front
     for e in entries:

@@ -32,7 +32,8 @@ from .basic import _plans, basic_index
 from .fancy_set import fancy_set
 from .getitem import lone_mask, masks_as_ints
 from .index import (
-    BoolArray, IntArray, advanced_in_front, is_advanced, parse_index, result_dims, result_shape, shape_text,
+    BoolArray, IntArray, advanced_in_front, ellipsis_separates, is_advanced, parse_index, result_dims, result_shape,
+    shape_text,
 )
 from .mask import mask_set
 
@@ -165,11 +166,13 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     """
     data = tensor_data(t)
     entries = _scalar_mask_as_new_axis(parse_index(data.shape, index))
-    value = _fit_value(_as_value(value, data.dtype), result_dims(data.shape, entries), entries, data)
+    # decided before new axes are dropped: one between advanced indices puts their dims in front
+    # (an Ellipsis standing for no axis too, though parse_index drops it)
+    in_front = any(is_advanced(e) for e in entries) and (
+        advanced_in_front(entries) or ellipsis_separates(data.shape, index))
+    value = _fit_value(_as_value(value, data.dtype), result_dims(data.shape, entries, in_front), entries, data)
     if any(isinstance(e, BoolArray) and not e.value.ndim for e in entries):  # a false 0-d mask: nothing to write
         return
-    # decided before new axes are dropped: one between advanced indices puts their dims in front
-    in_front = any(is_advanced(e) for e in entries) and advanced_in_front(entries)
     t.data = assign(data, [e for e in entries if e is not None], value, in_front)  # new axes add nothing to write into
 
 
