@@ -199,3 +199,18 @@ def test_two_supervisors_spread_sessions_and_either_web_port_serves_any(tmp_path
             worker.stop()
         for s in sups:
             s.stop()
+
+
+def test_mars_web_alone_serves_the_cluster_it_points_at_and_prints_its_advertised_address():
+    sup, address, _ = _start_supervisor()
+    worker = _start_worker(address, "--n-cpu", "1")
+    web = Node("web", "-H", "127.0.0.1", "-p", "0", "-s", address, "-a", "localhost")
+    try:
+        url = web.wait_for("Mars Web started at").rsplit(" ", 1)[1]
+        assert url.startswith("http://localhost:")
+        with mars.new_session(url, default=False) as sess:
+            assert sess.run(mt.arange(10, chunk_size=4).sum()) == 45
+    finally:
+        assert web.stop() == 0
+        worker.stop()
+        sup.stop()

@@ -288,13 +288,17 @@ def _recreate_actors(prefix: str, main: str, slots: set[str], ios: set[str]) -> 
 
 
 class WebNode:
-    def __init__(self, web: Any):
+    def __init__(self, web: Any, advertise: str | None = None):
         self.web = web
         self.token: str | None = None
+        self.advertise = advertise
 
     @property
     def web_address(self) -> str:
-        return self.web.url
+        """As others reach it (the advertised host, when one is set)."""
+        if not self.advertise:
+            return self.web.url
+        return f"http://{_advertised(self.web.address, self.advertise)}"
 
     async def stop(self) -> None:
         await self.web.stop()
@@ -314,6 +318,6 @@ async def start_web(config: dict) -> WebNode:
         mo.set_token(token)  # to reach the supervisors
     insecure = bool((config.get("security") or {}).get("insecure"))
     web = await start_web_server(host, int(web_cfg.get("port") or 0), supervisors, token=token, insecure=insecure)
-    node = WebNode(web)
+    node = WebNode(web, web_cfg.get("advertise_address"))
     node.token = token
     return node
