@@ -91,3 +91,16 @@ def test_update_keeps_loads_of_workers_still_there():
     p.place({"w1": 1})
     p.update([WorkerLoad("w1", 1), WorkerLoad("w3", 1)])
     assert p.workers["w1"].in_flight == 1 and "w2" not in p.workers
+
+
+async def test_a_long_session_keeps_only_its_last_finished_tasks():
+    from mars.oscar import ActorRef
+    from mars.services.task.processor import SessionProcessor, TaskConfig, TaskRecord
+
+    proc = SessionProcessor("s", "127.0.0.1:1", ActorRef("127.0.0.1:1", "x"), TaskConfig())
+    for i in range(12):
+        task = proc.tasks[f"t{i}"] = TaskRecord(f"t{i}", [])
+        if i != 3:  # one still running: never forgotten
+            task.done.set()
+    proc._forget_old_tasks(keep=5)
+    assert list(proc.tasks) == ["t3", "t7", "t8", "t9", "t10", "t11"]

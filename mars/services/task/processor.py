@@ -212,7 +212,14 @@ class SessionProcessor:
             await self._free_stage_keys(task)
             self._runs_by_task.pop(task.task_id, None)
             task.done.set()
+            self._forget_old_tasks()
             await self._apply_releases()
+
+    def _forget_old_tasks(self, keep: int = 1000) -> None:
+        """A long session keeps the last ``keep`` finished tasks' records, not every one it ran."""
+        done = [tid for tid, t in self.tasks.items() if t.done.is_set()]
+        for tid in done[:max(0, len(done) - keep)]:
+            del self.tasks[tid]
 
     def _finish_success(self, task: TaskRecord) -> None:
         for t in task.targets:
