@@ -130,7 +130,10 @@ class SupervisorNode:
 
     @property
     def web_address(self) -> str | None:
-        return self.web.url if self.web is not None else None
+        """The web service's URL as others reach it (the advertised host, when one is set)."""
+        if self.web is None:
+            return None
+        return f"http://{_advertised(self.web.address, self.advertise)}" if self.advertise else self.web.url
 
     async def stop(self) -> None:
         if self.web is not None:
