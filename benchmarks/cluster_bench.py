@@ -27,30 +27,15 @@ import json
 import os
 import subprocess
 import time
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
+from timing import best_of, once
 
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # the peers' workers inherit it; ours set it in their slots
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def best_of(fn: Callable[[], Any], repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def once(fn: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def inputs(quick: bool) -> dict[str, Any]:

@@ -19,27 +19,17 @@ import argparse
 import json
 import os
 import sys
-import time
 from typing import Any, Callable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+from timing import best_of
 
 import mars
 import mars.tensor as mt
 from mars.core.options import options
 
 Row = dict[str, Any]
-
-
-def best_of(fn: Callable[[], Any], repeat: int) -> float:
-    fn()  # warm: imports, page faults, caches
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def workloads(quick: bool) -> dict[str, Any]:
