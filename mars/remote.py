@@ -126,6 +126,8 @@ class ClusterSession:
         self._held: weakref.WeakSet = weakref.WeakSet()
         self._lock = threading.RLock()
         self._closed = False
+        self._releasing: list[str] = []  # keys of dead objects, to release in one call
+        self._releaser: threading.Thread | None = None
         # a client that exits (or drops the session) without close() still frees its data on the cluster
         self._end = weakref.finalize(self, _end_session, self._backend, self.session_id)
 
@@ -243,14 +245,34 @@ class ClusterSession:
         weakref.finalize(data, _release_from_gc, weakref.ref(self), keys)
 
     def _release(self, keys: list[str]) -> None:
+        """Queue ``keys`` for release; one thread sends what has gathered, in one call.
+
+        Called by the garbage collector, in any thread (the client loop's
+        too): it never calls the cluster itself, and many objects dying at
+        once cost one message, not one each.
+        """
         if self._closed:
             return
-        for k in keys:
-            self._values.pop(k, None)
-        try:
-            self._backend.call("release", self.session_id, keys)
-        except Exception as e:  # noqa: BLE001 - releasing is best effort: the session's end frees all
-            logger.debug("could not release %d chunks: %s", len(keys), e)
+        with self._lock:
+            self._releasing.extend(keys)
+            if self._releaser is not None:
+                return
+            self._releaser = threading.Thread(target=self._send_releases, daemon=True, name="mars-release")
+        self._releaser.start()
+
+    def _send_releases(self) -> None:
+        while True:
+            with self._lock:
+                keys, self._releasing = self._releasing, []
+                if not keys or self._closed:
+                    self._releaser = None
+                    return
+            for k in keys:
+                self._values.pop(k, None)
+            try:
+                self._backend.call("release", self.session_id, keys)
+            except Exception as e:  # noqa: BLE001 - releasing is best effort: the session's end frees all
+                logger.debug("could not release %d chunks: %s", len(keys), e)
 
 
 @contextlib.contextmanager
@@ -296,8 +318,7 @@ def _release_from_gc(session_ref: weakref.ref, keys: list[str]) -> None:
     session = session_ref()
     if session is None or session._closed:
         return
-    # the garbage collector may run in any thread, even the client loop's: hand the call to a thread
-    threading.Thread(target=session._release, args=(keys,), daemon=True, name="mars-release").start()
+    session._release(keys)
 
 
 def _raise_task_error(info: TaskInfo) -> None:

@@ -194,3 +194,34 @@ def test_a_session_dropped_without_close_is_deleted_on_the_cluster(cluster):
     del sess
     gc.collect()
     assert not cluster.run(api.has_session(sid))
+
+
+def test_many_results_dying_at_once_are_released_in_few_calls(cluster, session):
+    import gc
+    import time
+
+    from mars.services.session.api import SessionAPI
+
+    results = [mt.tensor(np.full(3, i), chunk_size=3) + 1 for i in range(50)]
+    session.execute(*results)
+    calls = []
+    backend_call = session._backend.call
+
+    def counting(method, *args):
+        calls.append(method)
+        return backend_call(method, *args)
+
+    session._backend.call = counting
+    api = SessionAPI([cluster.supervisor.address])
+
+    def held() -> int:
+        return next(s for s in cluster.run(api.list_sessions()) if s["session_id"] == session.session_id)["n_chunks"]
+
+    assert held() == 50
+    del results
+    gc.collect()
+    deadline = time.monotonic() + 5
+    while held():
+        assert time.monotonic() < deadline, "released results stayed on the cluster"
+        time.sleep(0.01)
+    assert 1 <= calls.count("release") <= 5
