@@ -350,3 +350,24 @@ async def test_a_transfer_actor_serves_reads_to_callers_in_other_processes(pool,
     with pytest.raises(DataNotFound, match="chunk gone of session s"):
         await fetch_values("s", ["arr", "gone"], pool.address, [transfer.address])
     await storage.delete("s", ["arr", "df", "small"])
+
+
+def test_a_full_shared_memory_falls_back_to_files_on_disk(monkeypatch, tmp_path):
+    from mars.services.storage import shm
+
+    monkeypatch.setattr(shm, "DISK_DIR", str(tmp_path / "disk"))
+    real_write = shm._write_segment
+
+    def full_tmpfs(name, key, buffers):
+        if not name.startswith("@"):
+            raise shm.StorageFull(f"no shared memory left in {shm.SHM_DIR} to store chunk {key}")
+        return real_write(name, key, buffers)
+
+    monkeypatch.setattr(shm, "_write_segment", full_tmpfs)
+    prefix = f"mars-test-{uuid.uuid4().hex[:8]}"
+    value = np.arange(200_000, dtype=np.float64)
+    desc = shm.put_object("k", value, prefix)
+    assert desc.shm_name.startswith("@") and os.listdir(tmp_path / "disk")
+    np.testing.assert_array_equal(shm.get_object(desc), value)
+    assert shm.unlink_prefix(prefix) == 1
+    assert not os.listdir(tmp_path / "disk")

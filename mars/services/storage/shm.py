@@ -19,6 +19,7 @@ the arrays over it, and survives the segment's unlink.
 from __future__ import annotations
 
 import errno
+import logging
 import mmap
 import os
 import pickle
@@ -30,6 +31,8 @@ from typing import Any
 
 from ...serialization import deserialize, serialize
 from ..errors import DataNotFound, ServiceError
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "INLINE_BELOW",
@@ -49,6 +52,10 @@ __all__ = [
 INLINE_BELOW = 64 * 1024
 #: where segments live: tmpfs on Linux; elsewhere a temp directory (page cache backed)
 SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else os.path.join(tempfile.gettempdir(), "mars-shm")
+#: where segments go when SHM_DIR is full (a container's 64 MB /dev/shm, say): files on disk,
+#: mapped the same way (the page cache keeps them in memory while there is room);
+#: their names start with "@"
+DISK_DIR = os.environ.get("MARS_SHM_FALLBACK_DIR") or os.path.join(tempfile.gettempdir(), "mars-shm-disk")
 #: pickle headers this long (object columns, Python containers) are stored in the
 #: segment, not carried by the descriptor through every message that names the chunk
 _HEADER_IN_SEGMENT = 64 * 1024
@@ -144,7 +151,14 @@ def put_object(key: str, value: Any, prefix: str, inline_below: int = INLINE_BEL
         buffers = [memoryview(header), *buffers]
         header = b""
     name = f"{prefix}-{uuid.uuid4().hex}"
-    _write_segment(name, key, buffers)
+    try:
+        _write_segment(name, key, buffers)
+    except StorageFull:
+        if os.path.abspath(DISK_DIR) == os.path.abspath(SHM_DIR):
+            raise
+        _warn_full_once()
+        name = "@" + name
+        _write_segment(name, key, buffers)
     return StoredObject(key, sum(sizes) + header_size, header, sizes, name, None, header_size)
 
 
@@ -210,12 +224,15 @@ def unlink_prefix(prefix: str) -> int:
         How many segments were removed.
     """
     _check_prefix(prefix)
-    try:
-        names = os.listdir(SHM_DIR)
-    except FileNotFoundError:
-        return 0
     start = f"{prefix}-"
-    return sum(_unlink(name) for name in names if name.startswith(start))
+    removed = 0
+    for directory, mark in ((SHM_DIR, ""), (DISK_DIR, "@")):
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            continue
+        removed += sum(_unlink(mark + name) for name in names if name.startswith(start))
+    return removed
 
 
 class Serialized:
@@ -274,11 +291,27 @@ def _sizes(desc: StoredObject) -> tuple[int, ...]:
     return (desc.shm_header_size, *desc.buffer_sizes) if desc.shm_header_size else desc.buffer_sizes
 
 
+def _path(name: str) -> str:
+    return os.path.join(DISK_DIR, name[1:]) if name.startswith("@") else os.path.join(SHM_DIR, name)
+
+
+_warned_full = False
+
+
+def _warn_full_once() -> None:
+    global _warned_full
+    if not _warned_full:
+        _warned_full = True
+        logger.warning("shared memory in %s is full: chunks go to files in %s (raise the size of %s, "
+                       "e.g. docker --shm-size)", SHM_DIR, DISK_DIR, SHM_DIR)
+
+
 def _write_segment(name: str, key: str, buffers: list[memoryview]) -> None:
     """Create segment ``name`` and copy ``buffers`` into it at aligned offsets."""
-    os.makedirs(SHM_DIR, exist_ok=True)
+    path = _path(name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     offsets, size = _layout([b.nbytes for b in buffers])
-    fd = os.open(os.path.join(SHM_DIR, name), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
     try:
         _reserve(fd, size, key)
         for offset, buf in zip(offsets, buffers):
@@ -330,7 +363,7 @@ def _attach(desc: StoredObject) -> mmap.mmap:
         return mm
     _, size = _layout(_sizes(desc))
     try:
-        fd = os.open(os.path.join(SHM_DIR, name), os.O_RDONLY)
+        fd = os.open(_path(name), os.O_RDONLY)
     except FileNotFoundError:
         raise DataNotFound(f"chunk {desc.key}: its shared memory segment {name} is gone") from None
     try:
@@ -345,7 +378,7 @@ def _unlink(name: str) -> bool:
     """Remove segment ``name``; False when it was already gone."""
     _attached.pop(name, None)
     try:
-        os.unlink(os.path.join(SHM_DIR, name))
+        os.unlink(_path(name))
     except FileNotFoundError:
         return False
     return True
