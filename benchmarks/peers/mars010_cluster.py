@@ -5,20 +5,14 @@ Prints one JSON object: seconds per workload. Called by cluster_bench.py as
 """
 
 import json
+import os
 import sys
 import time
 
 import numpy as np
 
-
-def best_of(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # benchmarks/: stdlib only
+from timing import best_of  # noqa: E402
 
 
 def main():

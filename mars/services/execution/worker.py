@@ -86,14 +86,8 @@ class ExecutionActor(mo.Actor):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def delete(self, session_id: str, keys: list[str]) -> None:
-        """Free chunks that nothing needs any more."""
-        for desc in self._store.delete(session_id, keys):
-            unlink_object(desc)
-
-    def delete_session(self, session_id: str) -> None:
-        for desc in self._store.delete_session(session_id):
-            unlink_object(desc)
+    def drop_session(self, session_id: str) -> None:
+        """Forget the session's queued subtasks (its data goes through the storage actor)."""
         self._queue = [e for e in self._queue if e[2][0].session_id != session_id]
         heapq.heapify(self._queue)
 

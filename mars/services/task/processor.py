@@ -32,6 +32,7 @@ from ..lifecycle.core import RefCounts
 from ..meta.core import MetaStore
 from ..scheduling.placement import Placer, WorkerLoad
 from ..storage.api import fetch_values
+from ..storage.worker import STORAGE_UID
 from .api import ChunkResult, TaskInfo, TaskStatus, TileableResult
 from .graphrun import GraphRun
 
@@ -414,7 +415,7 @@ class SessionProcessor:
 
     async def _delete_on(self, worker: str, keys: list[str]) -> None:
         try:
-            await mo.ActorRef(worker, EXECUTION_UID).delete(self.session_id, keys)
+            await mo.ActorRef(worker, STORAGE_UID).delete(self.session_id, keys)
         except Exception as e:  # noqa: BLE001 - a lost worker took its chunks with it
             logger.debug("could not free %d chunks on %s: %s", len(keys), worker, e)
 
@@ -443,7 +444,8 @@ class SessionProcessor:
 
         async def drop(worker: str) -> None:
             try:
-                await mo.ActorRef(worker, EXECUTION_UID).delete_session(self.session_id)
+                await mo.ActorRef(worker, EXECUTION_UID).drop_session(self.session_id)
+                await mo.ActorRef(worker, STORAGE_UID).delete_session(self.session_id)
             except Exception as e:  # noqa: BLE001
                 logger.debug("could not drop session %s on %s: %s", self.session_id, worker, e)
 
