@@ -1,0 +1,237 @@
+"""DataFrames, Series and Indexes from pandas objects, dicts, arrays and mars tensors.
+
+A pandas object is cut into row partitions at build time (each chunk op
+carries its slice); a tensor becomes a DataFrame chunk by chunk, rechunked
+first so that each row block holds all columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generator
+
+import numpy as np
+import pandas as pd
+
+from ..core.entity import Tileable, has_unknown
+from ..core.operator import Tiled
+from ..core.options import options
+from ..core.tokenize import normalize, tokenize
+from ..tensor.core import is_tensor
+from .core import (
+    PandasData, PandasOperator, as_pandas_data, chunk_index_of, chunk_shape_of, kind_of, nsplits_of,
+)
+from .meta import empty_meta
+
+
+def tokenize_pandas(obj: Any) -> str:
+    """A key for a pandas object's value: its arrays hashed, not pickled whole."""
+    if isinstance(obj, pd.DataFrame):
+        parts = [normalize(list(obj.columns)), tokenize_pandas(obj.index)]
+        parts += [_column_token(obj.iloc[:, i]) for i in range(obj.shape[1])]
+    elif isinstance(obj, pd.Series):
+        parts = [normalize(obj.name), tokenize_pandas(obj.index), _column_token(obj)]
+    elif isinstance(obj, pd.RangeIndex):
+        parts = ["range", normalize((obj.start, obj.stop, obj.step, obj.name))]
+    elif isinstance(obj, pd.MultiIndex):
+        parts = ["multi", normalize(list(obj.names))] + [_column_token(obj.get_level_values(i)) for i in range(obj.nlevels)]
+    else:
+        parts = ["index", normalize(obj.name), _column_token(obj)]
+    return tokenize(type(obj).__name__, *parts)
+
+
+def _column_token(values: Any) -> str:
+    dtype = values.dtype
+    if isinstance(dtype, np.dtype) and dtype != object:
+        return str(dtype) + normalize(np.asarray(values))
+    return str(dtype) + normalize(np.asarray(values.astype(object), dtype=object))
+
+
+def auto_rows(meta: Any, n_rows: int, chunk_size: Any) -> tuple[int, ...]:
+    """Row counts of the partitions: ``chunk_size`` rows each, or sized by ``options.chunk_store_limit``."""
+    if chunk_size is None:
+        chunk_size = options.chunk_size
+    if isinstance(chunk_size, (tuple, list)):
+        if all(isinstance(c, (tuple, list)) for c in chunk_size):
+            chunk_size = chunk_size[0]  # ((rows...), (cols...)): columns are not partitioned
+        if all(isinstance(c, (int, np.integer)) for c in chunk_size) and sum(chunk_size) == n_rows:
+            return tuple(int(c) for c in chunk_size)
+        if len(chunk_size) in (1, 2):
+            chunk_size = chunk_size[0]
+    if chunk_size is None:
+        n_cols = meta.shape[1] if isinstance(meta, pd.DataFrame) else 1
+        row_bytes = max(1, 8 * max(n_cols, 1))
+        chunk_size = max(1, options.chunk_store_limit // row_bytes)
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive number of rows, got {chunk_size!r}")
+    chunk_size = int(chunk_size)
+    if n_rows == 0:
+        return (0,)
+    sizes = [chunk_size] * (n_rows // chunk_size)
+    if n_rows % chunk_size:
+        sizes.append(n_rows % chunk_size)
+    return tuple(sizes)
+
+
+class FromPandas(PandasOperator):
+    """A pandas object cut into row partitions; each chunk op carries its own rows."""
+
+    params = ("data", "token", "rows")
+    unkeyed = ("data",)
+
+    @classmethod
+    def tile(cls, op: FromPandas) -> Tiled:
+        out = op.outputs[0]
+        chunks, start = [], 0
+        for i, n in enumerate(op.rows):
+            part = op.data[start:start + n] if isinstance(op.data, pd.Index) else op.data.iloc[start:start + n]
+            chunk_op = FromPandas(data=part, token=(op.token, start, n), rows=None)
+            chunks.append(chunk_op.new_chunk([], index=chunk_index_of(out.meta, i),
+                                             shape=chunk_shape_of(out.meta, n), meta=out.meta))
+            start += n
+        return Tiled(chunks, nsplits_of(out.meta, op.rows))
+
+    def execute(self) -> Any:
+        return self.data
+
+
+def from_pandas(obj: Any, chunk_size: Any = None) -> Any:
+    """A lazy DataFrame/Series/Index holding ``obj``, in partitions of ``chunk_size`` rows."""
+    kind_of(obj)
+    meta = empty_meta(obj)
+    rows = auto_rows(meta, len(obj), chunk_size)
+    op = FromPandas(data=obj, token=tokenize_pandas(obj), rows=rows)
+    return op.new_pandas([], meta, obj.shape)
+
+
+class FromTensor(PandasOperator):
+    """A 1-d or 2-d tensor as a DataFrame or Series (a default RangeIndex, or ``index``)."""
+
+    params = ("columns", "name", "index", "kind")
+
+    @classmethod
+    def tile(cls, op: FromTensor) -> Generator[Any, Any, Tiled]:
+        from ..tensor.rechunk import rechunk
+        from ..core.tiling import recursive_tile
+
+        t = op.inputs[0]
+        if has_unknown(t.shape) or any(has_unknown(s) for s in t.nsplits):
+            yield t.chunks
+            t.refresh_shape()
+        if t.ndim == 2 and len(t.nsplits[1]) > 1:
+            t = (yield from recursive_tile(rechunk(t, (t.nsplits[0], (t.shape[1],))))).data
+        out = op.outputs[0]
+        chunks, start = [], 0
+        for i, n in enumerate(t.nsplits[0]):
+            src = t.chunk_at((i, 0) if t.ndim == 2 else (i,))
+            chunk_op = op.copy()
+            chunk_op.index = (start, start + n) if op.index is None else op.index[start:start + n]
+            chunks.append(chunk_op.new_chunk([src], index=chunk_index_of(out.meta, i),
+                                             shape=chunk_shape_of(out.meta, n), meta=out.meta))
+            start += n
+        return Tiled(chunks, nsplits_of(out.meta, t.nsplits[0]))
+
+    def execute(self, block: np.ndarray) -> Any:
+        index = self.index
+        if isinstance(index, tuple):
+            index = pd.RangeIndex(index[0], index[1])
+        if self.kind == "series":
+            return pd.Series(block, index=index, name=self.name)
+        return pd.DataFrame(block, index=index, columns=self.columns)
+
+
+def from_tensor(t: Any, index: Any = None, columns: Any = None, name: Any = None, kind: str = "dataframe") -> Any:
+    from ..tensor.core import tensor_data
+
+    data = tensor_data(t)
+    if data.ndim not in (1, 2) or (kind == "series" and data.ndim != 1):
+        raise ValueError(f"a {kind} can be made from a 1-d{' or 2-d' if kind == 'dataframe' else ''} tensor, "
+                         f"got {data.ndim}-d with shape {data.shape}")
+    if index is not None:
+        index = pd.Index(index)
+        if not has_unknown(data.shape) and len(index) != data.shape[0]:
+            raise ValueError(f"index has {len(index)} entries for {data.shape[0]} rows")
+    sample = np.empty((0,) + tuple(data.shape[1:]), dtype=data.dtype)
+    if kind == "series":
+        meta = pd.Series(sample, name=name, index=index[:0] if index is not None else None)
+        shape = (data.shape[0],)
+    else:
+        cols = columns if columns is not None else (pd.RangeIndex(data.shape[1]) if data.ndim == 2 else [0])
+        if data.ndim == 1:
+            sample = sample.reshape(0, 1)
+        meta = pd.DataFrame(sample, columns=cols, index=index[:0] if index is not None else None)
+        columns = meta.columns
+        shape = (data.shape[0], meta.shape[1])
+    op = FromTensor(columns=columns, name=name, index=index, kind=kind)
+    if data.ndim == 1 and kind == "dataframe":
+        from ..tensor import reshape
+
+        data = reshape(t, (-1, 1)).data
+    return op.new_pandas([data], meta, shape)
+
+
+def dataframe_from(data: Any, index: Any, columns: Any, dtype: Any, chunk_size: Any) -> Any:
+    """What ``md.DataFrame(...)`` builds from its arguments."""
+    if is_tensor(data):
+        df = from_tensor(data, index=index, columns=columns)
+        return df.astype(dtype) if dtype is not None else _rechunked(df, chunk_size)
+    if isinstance(data, (Tileable, PandasData)):
+        d = as_pandas_data(data)
+        if d.kind == "series":
+            df = d_to_frame(data)
+        elif d.kind == "dataframe":
+            from .core import wrap
+
+            df = wrap(d)
+        else:
+            raise TypeError("a DataFrame cannot be made from a lazy Index; use index.to_frame()")
+        if columns is not None:
+            df = df[list(columns)]
+        if dtype is not None:
+            df = df.astype(dtype)
+        return _rechunked(df, chunk_size)
+    pdf = data if isinstance(data, pd.DataFrame) and index is None and columns is None and dtype is None \
+        else pd.DataFrame(data, index=index, columns=columns, dtype=dtype)
+    return from_pandas(pdf, chunk_size)
+
+
+def d_to_frame(series: Any) -> Any:
+    from .core import wrap
+
+    return wrap(as_pandas_data(series)).to_frame()
+
+
+def _rechunked(obj: Any, chunk_size: Any) -> Any:
+    if chunk_size is None:
+        return obj
+    from .rows import rechunk_rows
+
+    return rechunk_rows(obj, chunk_size)
+
+
+def series_from(data: Any, index: Any, dtype: Any, name: Any, chunk_size: Any) -> Any:
+    if is_tensor(data):
+        s = from_tensor(data, index=index, name=name, kind="series")
+        return s.astype(dtype) if dtype is not None else _rechunked(s, chunk_size)
+    if isinstance(data, (Tileable, PandasData)):
+        from .core import wrap
+
+        s = wrap(as_pandas_data(data))
+        if s.ndim != 1:
+            raise TypeError(f"a Series cannot be made from a lazy {type(s).__name__}")
+        if name is not None:
+            s = s.rename(name)
+        if dtype is not None:
+            s = s.astype(dtype)
+        return _rechunked(s, chunk_size)
+    ps = data if isinstance(data, pd.Series) and index is None and dtype is None and name is None \
+        else pd.Series(data, index=index, dtype=dtype, name=name)
+    return from_pandas(ps, chunk_size)
+
+
+def index_from(data: Any, dtype: Any, name: Any, chunk_size: Any) -> Any:
+    if is_tensor(data):
+        s = from_tensor(data, name=name, kind="series")
+        return s.to_index() if hasattr(s, "to_index") else s
+    pidx = data if isinstance(data, pd.Index) and dtype is None and name is None \
+        else pd.Index(data, dtype=dtype, name=name)
+    return from_pandas(pidx, chunk_size)

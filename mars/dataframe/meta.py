@@ -1,0 +1,134 @@
+"""Metadata: empty pandas objects standing for lazy ones.
+
+``empty_meta(obj)`` is ``obj`` with no rows. ``fake(meta)`` is a small
+*non-empty* object of the same dtypes (two rows of typical values), for
+functions whose output kind or dtypes cannot be read off empty input (a
+user's ``apply``). ``infer(func, *args)`` runs ``func`` on the metas standing
+in ``args`` and returns the result's meta, trying empty input first and the
+fake sample when empty input fails or gives ``object`` where data would not.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+
+def empty_meta(obj: Any) -> Any:
+    """``obj`` (DataFrame, Series, Index or scalar) without its rows."""
+    if isinstance(obj, (pd.DataFrame, pd.Series)):
+        return obj.iloc[:0]
+    if isinstance(obj, pd.Index):
+        return obj[:0]
+    return obj
+
+
+def scalar_meta(dtype: Any) -> np.ndarray:
+    """A 0-d array standing for a scalar result of ``dtype``."""
+    return np.empty((), dtype=dtype)
+
+
+_FAKE_BY_KIND = {
+    "b": [True, False],
+    "i": [1, 2],
+    "u": [1, 2],
+    "f": [1.0, 2.0],
+    "c": [1 + 1j, 2 + 2j],
+    "M": [pd.Timestamp("2000-01-01"), pd.Timestamp("2000-01-02")],
+    "m": [pd.Timedelta("1D"), pd.Timedelta("2D")],
+}
+
+
+def _fake_values(dtype: Any, n: int = 2) -> Any:
+    if isinstance(dtype, pd.CategoricalDtype):
+        cats = list(dtype.categories[:n]) if len(dtype.categories) else []
+        values = (cats * n)[:n] if cats else [None] * n
+        return pd.Categorical(values, dtype=dtype)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return pd.DatetimeIndex(["2000-01-01", "2000-01-02"][:n]).tz_localize(dtype.tz)
+    kind = getattr(dtype, "kind", "O")
+    values = _FAKE_BY_KIND.get(kind)
+    if values is None:
+        values = ["a", "b"]
+    try:
+        return pd.array(values[:n], dtype=dtype)
+    except (TypeError, ValueError):
+        return pd.array(values[:n], dtype=object)
+
+
+def _fake_index(index: pd.Index, n: int = 2) -> pd.Index:
+    if isinstance(index, pd.RangeIndex):
+        return pd.RangeIndex(n, name=index.name)
+    if isinstance(index, pd.MultiIndex):
+        arrays = [_fake_values(index.levels[i].dtype, n) for i in range(index.nlevels)]
+        return pd.MultiIndex.from_arrays(arrays, names=index.names)
+    return pd.Index(_fake_values(index.dtype, n), name=index.name)
+
+
+def fake(meta: Any, n: int = 2) -> Any:
+    """A small non-empty object with ``meta``'s dtypes, columns, names and index type."""
+    if isinstance(meta, pd.DataFrame):
+        index = _fake_index(meta.index, n)
+        data = {i: _fake_values(dt, n) for i, dt in enumerate(meta.dtypes)}
+        out = pd.DataFrame(data, index=index)
+        out.columns = meta.columns
+        return out
+    if isinstance(meta, pd.Series):
+        return pd.Series(_fake_values(meta.dtype, n), index=_fake_index(meta.index, n), name=meta.name)
+    if isinstance(meta, pd.Index):
+        return _fake_index(meta, n)
+    return meta
+
+
+def _substitute(value: Any, convert: Callable[[Any], Any]) -> Any:
+    if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
+        return convert(value)
+    if isinstance(value, tuple):
+        return tuple(_substitute(v, convert) for v in value)
+    if isinstance(value, list):
+        return [_substitute(v, convert) for v in value]
+    if isinstance(value, dict):
+        return {k: _substitute(v, convert) for k, v in value.items()}
+    return value
+
+
+def infer(func: Callable, *args: Any, sample: bool = False, **kwargs: Any) -> Any:
+    """The meta of ``func(*args, **kwargs)`` where pandas objects in the arguments are metas.
+
+    With ``sample=True`` (user functions) only the fake non-empty sample is
+    used, since a user's function often fails or lies on empty input.
+    """
+    if not sample:
+        try:
+            result = func(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - retried on a non-empty sample below
+            pass
+        else:
+            if not _object_from_empty(result):
+                return empty_meta(result)
+    result = func(*_substitute(args, fake), **_substitute(kwargs, fake))
+    return empty_meta(result)
+
+
+def _object_from_empty(result: Any) -> bool:
+    """Empty input can make pandas fall back to object dtype where real data would not."""
+    if isinstance(result, pd.DataFrame):
+        return any(dt == object for dt in result.dtypes) and len(result.columns) > 0
+    if isinstance(result, (pd.Series, pd.Index)):
+        return result.dtype == object
+    return False
+
+
+def dtype_of_scalar(value: Any) -> np.dtype:
+    """The numpy dtype a pandas reduction's scalar result has."""
+    if isinstance(value, np.generic):
+        return value.dtype
+    if isinstance(value, (bool, np.bool_)):
+        return np.dtype(bool)
+    if isinstance(value, int):
+        return np.dtype(np.int64)
+    if isinstance(value, float):
+        return np.dtype(np.float64)
+    return np.dtype(object)

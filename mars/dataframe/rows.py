@@ -1,0 +1,128 @@
+"""Moving rows between partitions by position: rechunking and gathering.
+
+``rechunk_rows(obj, chunk_size)`` re-cuts a tileable into partitions of the
+given row counts (sizes unknown after a filter are computed first).
+``concat_chunks`` makes one chunk of many, for inputs that every partition
+of another tileable needs whole (a broadcast).
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any, Generator, Sequence
+
+import pandas as pd
+
+from ..core.entity import has_unknown
+from ..core.operator import Tiled
+from ..core.tiling import as_data
+from ..tensor.chunks import offsets
+from .core import (
+    PandasOperator, chunk_index_of, chunk_shape_of, concat_values, nsplits_of, row_splits, wrap,
+)
+
+
+def known_rows(data: Any) -> Generator[Any, Any, tuple]:
+    """For generator ``tile()``s: the row counts of ``data``'s chunks, computing them first if unknown."""
+    if any(has_unknown(c.shape[:1]) for c in data.chunks):
+        yield data.chunks
+        data.refresh_shape()
+    return row_splits(data)
+
+
+class RowsPiece(PandasOperator):
+    """One output partition made of row ranges of input partitions, end to end."""
+
+    params = ("ranges",)
+
+    def execute(self, *parts: Any) -> Any:
+        pieces = [_rows(p, a, b) for p, (a, b) in zip(parts, self.ranges)]
+        if len(pieces) == 1:
+            return pieces[0]
+        if isinstance(pieces[0], pd.Index):
+            return pieces[0].append(pieces[1:])
+        return pd.concat(pieces, copy=False)
+
+
+def _rows(value: Any, a: int, b: int) -> Any:
+    if a == 0 and b == len(value):
+        return value
+    return value[a:b] if isinstance(value, pd.Index) else value.iloc[a:b]
+
+
+def rows_overlapping(old: Sequence[int], lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """(old chunk, start, stop within it) covering global rows [lo, hi)."""
+    starts = offsets(old)
+    i = max(0, bisect.bisect_right(starts, lo) - 1)
+    out = []
+    while i < len(old) and starts[i] < hi:
+        a, b = max(lo, starts[i]), min(hi, starts[i] + old[i])
+        if b > a:
+            out.append((i, a - starts[i], b - starts[i]))
+        i += 1
+    return out
+
+
+def recut_chunks(data: Any, new_rows: Sequence[int]) -> list:
+    """``data``'s chunks re-cut to ``new_rows`` (known sizes), reusing chunks that already fit."""
+    old = row_splits(data)
+    chunks, lo = [], 0
+    meta = data.meta
+    for i, n in enumerate(new_rows):
+        pieces = rows_overlapping(old, lo, lo + n) or [(0, 0, 0)]
+        if len(pieces) == 1 and pieces[0][1] == 0 and pieces[0][2] == old[pieces[0][0]] and n:
+            src = data.chunks[pieces[0][0]]
+            op = RowsPiece(ranges=((0, n),))
+        else:
+            src = None
+            op = RowsPiece(ranges=tuple((a, b) for _, a, b in pieces))
+        inputs = [src] if src is not None else [data.chunks[j] for j, _, _ in pieces]
+        chunks.append(op.new_chunk(inputs, index=chunk_index_of(meta, i), shape=chunk_shape_of(meta, n), meta=meta))
+        lo += n
+    return chunks
+
+
+class RechunkRows(PandasOperator):
+    params = ("chunk_size",)
+
+    @classmethod
+    def tile(cls, op: RechunkRows) -> Generator[Any, Any, Tiled]:
+        from .datasource import auto_rows
+
+        data = op.inputs[0]
+        rows = yield from known_rows(data)
+        new_rows = auto_rows(data.meta, int(sum(rows)), op.chunk_size)
+        if tuple(new_rows) == tuple(rows):
+            return Tiled(list(data.chunks), nsplits_of(data.meta, rows))
+        return Tiled(recut_chunks(data, new_rows), nsplits_of(data.meta, new_rows))
+
+
+def rechunk_rows(obj: Any, chunk_size: Any) -> Any:
+    """``obj`` in partitions of ``chunk_size`` rows (an int, or the list of row counts)."""
+    data = as_data(obj)
+    op = RechunkRows(chunk_size=chunk_size)
+    return op.new_pandas([data], data.meta, data.shape)
+
+
+class ConcatChunks(PandasOperator):
+    """Many partitions as one chunk (pandas concat)."""
+
+    params = ()
+
+    def execute(self, *parts: Any) -> Any:
+        meta = self.outputs[0].meta if self.outputs and self.outputs[0] is not None else None
+        return concat_values(list(parts), meta)
+
+
+def single_chunk(data: Any) -> Any:
+    """One chunk holding all of ``data`` (its only chunk when it has one)."""
+    if len(data.chunks) == 1:
+        return data.chunks[0]
+    rows = sum(c.shape[0] for c in data.chunks)
+    meta = data.meta
+    return ConcatChunks().new_chunk(list(data.chunks), index=chunk_index_of(meta, 0),
+                                    shape=chunk_shape_of(meta, rows), meta=meta)
+
+
+def rewrap(data: Any) -> Any:
+    return wrap(data)
