@@ -230,8 +230,14 @@ def series_from(data: Any, index: Any, dtype: Any, name: Any, chunk_size: Any) -
 
 def index_from(data: Any, dtype: Any, name: Any, chunk_size: Any) -> Any:
     if is_tensor(data):
+        from .map import map_partitions
+
         s = from_tensor(data, name=name, kind="series")
-        return s.to_index() if hasattr(s, "to_index") else s
+        return map_partitions(_values_as_index, s, dtype, name)
     pidx = data if isinstance(data, pd.Index) and dtype is None and name is None \
         else pd.Index(data, dtype=dtype, name=name)
     return from_pandas(pidx, chunk_size)
+
+
+def _values_as_index(s: pd.Series, dtype: Any, name: Any) -> pd.Index:
+    return pd.Index(s.to_numpy(), dtype=dtype, name=name)

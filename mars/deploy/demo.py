@@ -2,7 +2,8 @@
 
 Starts a supervisor (with the web service) and two workers as processes on
 this machine, runs ``mt.inner`` of a 2000×2000 random tensor in 200-chunks on
-them with a progress bar, checks it against numpy, prints the timings and the
+them with a progress bar, checks it against numpy, then the seeds'
+``md.DataFrame(a).sum()`` checked against pandas, prints the timings and the
 dashboard URL, and stops the cluster (``--keep`` leaves it serving until
 Ctrl-C, for a look at the dashboard or a session of one's own).
 """
@@ -19,7 +20,7 @@ from .. import tensor as mt
 from .local import new_cluster
 
 
-def inner_job(session: object, n: int = 2000, chunk: int = 200) -> None:
+def inner_job(session: object, n: int = 2000, chunk: int = 200) -> mt.Tensor:
     """The seeds' example: the inner product of a random matrix with itself, in chunks."""
     a = mt.random.rand(n, n, chunk_size=chunk)
     start = time.perf_counter()
@@ -30,6 +31,23 @@ def inner_job(session: object, n: int = 2000, chunk: int = 200) -> None:
     assert np.allclose(result, np.inner(values, values)), "mt.inner differs from numpy"
     print(f"mt.inner of a {n}x{n} random tensor in {chunk}x{chunk} chunks: {elapsed:.2f} s on the cluster "
           f"(matches numpy); result[0, :3] = {np.round(result[0, :3], 4).tolist()}")
+    return a
+
+
+def dataframe_job(a: mt.Tensor) -> None:
+    """The seeds' next line: ``md.DataFrame(a).sum()``, checked against pandas."""
+    import pandas as pd
+
+    from .. import dataframe as md
+
+    start = time.perf_counter()
+    sums = md.DataFrame(a).sum().execute()
+    elapsed = time.perf_counter() - start
+    result = sums.fetch()
+    expected = pd.DataFrame(a.fetch()).sum()
+    pd.testing.assert_series_equal(result, expected)
+    print(f"md.DataFrame(a).sum(): {elapsed:.2f} s on the cluster (matches pandas); "
+          f"a Series of {len(result)} column sums, the first {np.round(result.iloc[:3].to_numpy(), 2).tolist()}")
 
 
 def tiny_job(repeat: int = 20) -> None:
@@ -55,7 +73,8 @@ def cli(argv: list[str] | None = None) -> None:
         print(f"cluster started in {time.perf_counter() - start:.2f} s: supervisor {cluster.endpoint}, "
               f"workers {cluster.worker_addresses}")
         print(f"web API: {cluster.web_address}/api (the dashboard pages come with the next issue)")
-        inner_job(cluster.session)
+        a = inner_job(cluster.session)
+        dataframe_job(a)
         tiny_job()
         if args.keep:
             print(f"serving; connect with mars.new_session({cluster.web_address!r}). Ctrl-C to stop")
