@@ -259,6 +259,30 @@ class DataFrame(_Base):
     def columns(self) -> pd.Index:
         return self._data.meta.columns
 
+    def __getattr__(self, name: str) -> Any:
+        # df.a for column "a", as in pandas (only reached when no attribute has that name)
+        if not name.startswith("_"):
+            try:
+                columns = self._data.meta.columns
+            except AttributeError:
+                columns = ()
+            if name in columns:
+                return self[name]
+        raise AttributeError(f"'DataFrame' object has no attribute {name!r}")
+
+    def __dir__(self) -> list:
+        names = [c for c in self._data.meta.columns if isinstance(c, str) and c.isidentifier()]
+        return sorted(set(super().__dir__()) | set(names))
+
+    def __iter__(self) -> Any:
+        return iter(self._data.meta.columns)
+
+    def keys(self) -> pd.Index:
+        return self._data.meta.columns
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._data.meta.columns
+
 
 class Series(_Base):
     """A lazy, row-partitioned pandas Series.
@@ -291,6 +315,15 @@ class Series(_Base):
     def name(self) -> Any:
         return self._data.meta.name
 
+    def __iter__(self) -> Any:
+        return iter(self.fetch())
+
+    def tolist(self) -> list:
+        """The computed values as a list."""
+        return self.fetch().tolist()
+
+    to_list = tolist
+
 
 class Index(_Base):
     """A lazy pandas Index (``df.index``, or ``md.Index(values)``)."""
@@ -318,6 +351,15 @@ class Index(_Base):
     @property
     def names(self) -> list:
         return list(self._data.meta.names)
+
+    def __iter__(self) -> Any:
+        return iter(self.fetch())
+
+    def tolist(self) -> list:
+        """The computed values as a list."""
+        return self.fetch().tolist()
+
+    to_list = tolist
 
 
 _WRAPPERS: dict[str, type] = {"dataframe": DataFrame, "series": Series, "index": Index}
