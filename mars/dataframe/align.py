@@ -106,7 +106,7 @@ class GatherRows(PandasOperator):
     params = ("positions", "labels", "dtypes")
 
     def execute(self, *parts: Any) -> Any:
-        whole = parts[0] if len(parts) == 1 else pd.concat(parts, copy=False)
+        whole = parts[0] if len(parts) == 1 else pd.concat(parts)
         pos = self.positions
         if isinstance(whole, pd.Index):
             result = whole.take(pos)

@@ -75,7 +75,7 @@ def concat_values(values: Sequence[Any], meta: Any) -> Any:
         return kept[0].copy()
     if isinstance(kept[0], pd.Index):
         return kept[0].append(kept[1:])
-    return pd.concat(kept, copy=False)
+    return pd.concat(kept)
 
 
 class PandasOperator(Operator):

@@ -26,6 +26,7 @@ def known_rows(data: Any) -> Generator[Any, Any, tuple]:
     """For generator ``tile()``s: the row counts of ``data``'s chunks, computing them first if unknown."""
     if any(has_unknown(c.shape[:1]) for c in data.chunks):
         yield data.chunks
+    if has_unknown(row_splits(data)):  # chunks computed earlier (a head's stage) may know sizes nsplits lacks
         data.refresh_shape()
     return row_splits(data)
 
@@ -41,7 +42,7 @@ class RowsPiece(PandasOperator):
             return pieces[0]
         if isinstance(pieces[0], pd.Index):
             return pieces[0].append(pieces[1:])
-        return pd.concat(pieces, copy=False)
+        return pd.concat(pieces)
 
 
 def _rows(value: Any, a: int, b: int) -> Any:
