@@ -37,6 +37,10 @@ def _normalize_dict(d: dict) -> str:
 
 
 def _normalize_callable(f: Callable) -> str:
+    owner = getattr(f, "__self__", None)
+    if owner is not None and not isinstance(owner, type(np)):
+        # a bound method: the same name on two objects is two functions
+        return f"method:{getattr(f, '__qualname__', '')}:" + normalize(owner)
     module = getattr(f, "__module__", None)
     qualname = getattr(f, "__qualname__", None)
     if module and qualname and "<" not in qualname:
