@@ -74,8 +74,16 @@ def concat_values(values: Sequence[Any], meta: Any) -> Any:
     if len(kept) == 1:
         return kept[0].copy()
     if isinstance(kept[0], pd.Index):
-        return kept[0].append(kept[1:])
-    return pd.concat(kept)
+        return _keep_object(kept[0].append(kept[1:]), kept[0])
+    out = pd.concat(kept)
+    if isinstance(out.index, pd.Index) and not isinstance(out.index, pd.MultiIndex):
+        out.index = _keep_object(out.index, kept[0].index)
+    return out
+
+
+def _keep_object(index: pd.Index, like: pd.Index) -> pd.Index:
+    """pandas 3 appends object indexes of strings as ``str``: the whole keeps the parts' dtype."""
+    return index.astype(object) if like.dtype == object and index.dtype != object else index
 
 
 class PandasOperator(Operator):
