@@ -64,19 +64,25 @@ def _fake_index(index: pd.Index, n: int = 2) -> pd.Index:
     if isinstance(index, pd.MultiIndex):
         arrays = [_fake_values(index.levels[i].dtype, n) for i in range(index.nlevels)]
         return pd.MultiIndex.from_arrays(arrays, names=index.names)
-    return pd.Index(_fake_values(index.dtype, n), name=index.name)
+    return pd.Index(_fake_values(index.dtype, n), name=index.name, dtype=_kept(index.dtype))
+
+
+def _kept(dtype: Any) -> Any:
+    """``object`` must be asked for: pandas would infer ``str`` from the fake strings."""
+    return dtype if dtype == object else None
 
 
 def fake(meta: Any, n: int = 2) -> Any:
     """A small non-empty object with ``meta``'s dtypes, columns, names and index type."""
     if isinstance(meta, pd.DataFrame):
         index = _fake_index(meta.index, n)
-        data = {i: _fake_values(dt, n) for i, dt in enumerate(meta.dtypes)}
+        data = {i: pd.Series(_fake_values(dt, n), index=index, dtype=_kept(dt)) for i, dt in enumerate(meta.dtypes)}
         out = pd.DataFrame(data, index=index)
         out.columns = meta.columns
         return out
     if isinstance(meta, pd.Series):
-        return pd.Series(_fake_values(meta.dtype, n), index=_fake_index(meta.index, n), name=meta.name)
+        return pd.Series(_fake_values(meta.dtype, n), index=_fake_index(meta.index, n), name=meta.name,
+                         dtype=_kept(meta.dtype))
     if isinstance(meta, pd.Index):
         return _fake_index(meta, n)
     return meta

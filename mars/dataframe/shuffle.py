@@ -23,10 +23,9 @@ from .core import PandasOperator, chunk_index_of, chunk_shape_of, concat_values
 def hash_keys(value: Any, by: Any, cast: Any = None) -> np.ndarray:
     """uint64 hashes of each row's key."""
     if isinstance(by, str) and by == "values":
-        keys: Any = value.to_series(index=False) if isinstance(value, pd.Index) else value.reset_index(drop=True)
+        keys: Any = _index_keys(value) if isinstance(value, pd.Index) else value.reset_index(drop=True)
     elif isinstance(by, str) and by == "index":
-        keys = value.index.to_frame(index=False) if isinstance(value.index, pd.MultiIndex) \
-            else value.index.to_series(index=False)
+        keys = _index_keys(value.index)
     else:
         keys = value[list(by)].reset_index(drop=True) if isinstance(value, pd.DataFrame) else value
     if cast is not None:
@@ -34,6 +33,11 @@ def hash_keys(value: Any, by: Any, cast: Any = None) -> np.ndarray:
     if isinstance(keys, pd.DataFrame) and keys.shape[1] == 1:
         keys = keys.iloc[:, 0]
     return pd.util.hash_pandas_object(keys, index=False).to_numpy()
+
+
+def _index_keys(index: pd.Index) -> Any:
+    # Index.to_series(index=False) is an error: pandas wants an Index there
+    return index.to_frame(index=False) if isinstance(index, pd.MultiIndex) else pd.Series(index, copy=False)
 
 
 def split_by_codes(value: Any, codes: np.ndarray, n: int) -> list:
