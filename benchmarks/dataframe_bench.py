@@ -31,7 +31,6 @@ import json
 import os
 import tempfile
 import threading
-import time
 from typing import Any, Callable
 
 import numpy as np

@@ -1,1 +1,739 @@
-"""(being written)"""
+"""Joins: ``md.merge``, ``DataFrame.merge`` and ``DataFrame.join``.
+
+Every partition-level join is pandas' own ``merge``; what this module adds
+is which rows meet in which partition, and putting the result in pandas'
+row order. pandas orders a join's rows by the left's rows (``inner``,
+``left``, ``cross``), by the right's (``right``), or by the keys
+(``outer``, and any ``sort=True``), ties in left-then-right order. The
+strategies (chosen when tiling, once the sides' sizes are known):
+
+- **single**: both sides fit in one partition: one pandas merge.
+- **broadcast**: the side the result's order follows is big and the other
+  small: every partition of the big side merges with the whole small side;
+  the partitions stay in order, and so do the rows.
+- **hash**: both sides are hash-shuffled on their keys (cast to a common
+  dtype, so ``1`` and ``1.0`` meet) and merged partition by partition. Each
+  row carries its position in the side whose order the result follows as a
+  hidden column; a second shuffle by ranges of that position, whose
+  reducers sort by it, puts the rows back in pandas' order.
+- **range**: for key-sorted results both sides are range-partitioned on
+  their keys, with split points from samples: partition ``i`` holds smaller
+  keys than partition ``i + 1``, so the partitions' sorted merges, end to
+  end, are the sorted result.
+
+pandas turns an int column to float when some row finds no partner; a
+partition without such rows stays int. So the merged partitions are
+computed first, their dtypes fetched, and every partition cast to the dtypes
+pandas gives the whole (the result's metadata is updated then); a default
+index is numbered across partitions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass
+from typing import Any, Generator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..core.operator import Fetch, Tiled
+from ..core.options import options
+from ..core.shuffle import ShuffleMap, ShuffleReduce, shuffle_chunks
+from ..tensor.chunks import offsets
+from .concat import join_many
+from .core import DataFrame, PandasData, PandasOperator, Series, nsplits_of
+from .datasource import from_pandas
+from .map import map_partitions
+from .meta import empty_meta, fake
+from .rows import known_rows, single_chunk
+from .shuffle import ConcatPieces, split_by_codes
+
+__all__ = ["merge"]
+
+_NO_DEFAULT = pd.api.extensions.no_default
+#: hidden columns: a row's position in the left / right input
+_LPOS = "__mars_merge_left_position__"
+_RPOS = "__mars_merge_right_position__"
+#: key samples each partition offers per output partition (range strategy)
+_SAMPLES_PER_PARTITION = 32
+#: validate= values and whether they need the left / right keys unique
+_UNIQUE_SIDES = {
+    "one_to_one": (True, True), "1:1": (True, True), "one_to_many": (True, False), "1:m": (True, False),
+    "many_to_one": (False, True), "m:1": (False, True), "many_to_many": (False, False), "m:m": (False, False),
+}
+
+
+# ----------------------------------------------------------------- join keys
+@dataclass(frozen=True)
+class JoinKeys:
+    """Where the join keys are and how partitions find them.
+
+    ``left``/``right`` hold ``("column", label)`` or ``("level", i)`` per key;
+    ``casts`` the dtype each key pair is cast to before hashing (None: as
+    is), or None when equal keys of the two sides cannot be made to hash
+    alike; ``kinds`` how each pair is ordered for range partitioning
+    (``"num"``, ``"time"``, ``"str"``), or None when it cannot be.
+    """
+
+    left: tuple
+    right: tuple
+    casts: tuple | None
+    kinds: tuple | None
+
+    def __mars_tokenize__(self) -> tuple:
+        return (self.left, self.right, self.casts, self.kinds)
+
+
+def key_values(part: pd.DataFrame, keys: tuple) -> list[pd.Series]:
+    """Each key of ``part`` as a Series numbered from 0 (no copy)."""
+    out = []
+    for kind, label in keys:
+        values = part[label].array if kind == "column" else part.index.get_level_values(label).array
+        out.append(pd.Series(values, copy=False))
+    return out
+
+
+def hash_codes(part: pd.DataFrame, keys: tuple, casts: tuple, n: int) -> np.ndarray:
+    """The partition (of ``n``) each row goes to: a hash of its keys, equal for equal keys on either side."""
+    columns = [v if c is None else v.astype(c) for v, c in zip(key_values(part, keys), casts)]
+    keyed = columns[0] if len(columns) == 1 else pd.concat(columns, axis=1, ignore_index=True)
+    hashes = pd.util.hash_pandas_object(keyed, index=False).to_numpy()
+    # the high 32 bits scaled to [0, n): a multiply and shifts, far cheaper than a 64-bit modulo
+    return _small_codes((hashes >> np.uint64(32)) * np.uint64(n) >> np.uint64(32), n)
+
+
+def _small_codes(codes: np.ndarray, n: int) -> np.ndarray:
+    """Partition codes in the narrowest int type: numpy's stable argsort is a radix sort for 16 bits."""
+    return codes.astype(np.int16 if n < 2**15 else np.int64)
+
+
+def encoded_keys(part: pd.DataFrame, keys: tuple, kinds: tuple) -> list[np.ndarray]:
+    """Per key, an array that orders as pandas' merge orders the keys, NaN where missing and last.
+
+    Floats stand for all numbers and times: rounding large ints is
+    monotone, which is all a range partitioning needs.
+    """
+    out = []
+    for values, kind in zip(key_values(part, keys), kinds):
+        if kind == "num":
+            out.append(values.to_numpy(dtype=np.float64, na_value=np.nan))
+        elif kind == "time":  # NaT is the smallest integer: pandas sorts it first, as that
+            out.append(values.array.as_unit("ns").asi8.astype(np.float64))
+        else:
+            out.append(values.to_numpy(dtype=object, na_value=np.nan))
+    return out
+
+
+def range_codes(encoded: list[np.ndarray], bounds: tuple) -> np.ndarray:
+    """How many of the (sorted) split points each row's keys reach: its output partition.
+
+    Keys compare lexicographically, missing values after all others, so
+    equal keys always land in the same partition.
+    """
+    n = len(encoded[0])
+    if len(encoded) == 1 and encoded[0].dtype.kind == "f":
+        return _small_codes(np.searchsorted(bounds[0], encoded[0], side="right"), len(bounds[0]) + 1)
+    missing = [pd.isna(x) for x in encoded]
+    codes = np.zeros(n, dtype=np.int64)
+    for b in range(len(bounds[0])):
+        reached, equal = np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
+        for x, miss, column in zip(encoded, missing, bounds):
+            point = column[b]
+            if pd.isna(point):
+                greater, same = np.zeros(n, dtype=bool), miss
+            else:
+                filled = np.where(miss, point, x) if miss.any() else x  # missing values would not compare
+                greater, same = miss | (filled > point), ~miss & (filled == point)
+            reached |= equal & greater
+            equal &= same
+        codes += reached | equal
+    return _small_codes(codes, len(bounds[0]) + 1)
+
+
+def _hash_cast(left: Any, right: Any) -> Any:
+    """The dtype both sides' keys take so that equal keys hash alike; False when there is none."""
+    if left == right:
+        return None
+    numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_complex_dtype(d) for d in (left, right)]
+    if all(numeric):
+        return np.dtype(np.float64)
+    times = [d.kind if isinstance(d, np.dtype) and d.kind in "mM" else None for d in (left, right)]
+    if times[0] is not None and times[0] == times[1]:
+        return np.dtype(f"{times[0]}8[ns]")
+    if all(_is_text(d) for d in (left, right)):
+        return np.dtype(object)
+    return False
+
+
+def _is_text(dtype: Any) -> bool:
+    return dtype == object or isinstance(dtype, pd.StringDtype) or \
+        (isinstance(dtype, pd.CategoricalDtype) and _is_text(dtype.categories.dtype))
+
+
+def _range_kind(left: Any, right: Any) -> str | None:
+    """How a pair of key dtypes is encoded for range partitioning (None: it cannot be)."""
+    if all(pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_complex_dtype(d) for d in (left, right)):
+        return "num"
+    if all(isinstance(d, np.dtype) and d.kind == "M" for d in (left, right)) or \
+            all(isinstance(d, np.dtype) and d.kind == "m" for d in (left, right)) or \
+            (isinstance(left, pd.DatetimeTZDtype) and left == right):
+        return "time"
+    if all(isinstance(d, pd.StringDtype) for d in (left, right)):
+        return "str"
+    return None
+
+
+def _key_dtype(meta: pd.DataFrame, key: tuple) -> Any:
+    kind, label = key
+    return meta[label].dtype if kind == "column" else meta.index.get_level_values(label).dtype
+
+
+def _side_keys(meta: pd.DataFrame, labels: Any, use_index: bool) -> tuple:
+    if use_index:
+        return tuple(("level", i) for i in range(meta.index.nlevels))
+    out = []
+    for label in labels:
+        if label in meta.columns:
+            out.append(("column", label))
+        else:  # pandas accepted it: an index level name
+            out.append(("level", list(meta.index.names).index(label)))
+    return tuple(out)
+
+
+def join_keys(lmeta: pd.DataFrame, rmeta: pd.DataFrame, kwargs: dict) -> JoinKeys:
+    """The join keys of a merge pandas accepted (``on`` already resolved)."""
+    if kwargs["how"] == "cross":
+        return JoinKeys((), (), (), ())
+    on = kwargs["on"]
+    left = _side_keys(lmeta, _as_list(on if on is not None else kwargs["left_on"]), kwargs["left_index"])
+    right = _side_keys(rmeta, _as_list(on if on is not None else kwargs["right_on"]), kwargs["right_index"])
+    pairs = [(_key_dtype(lmeta, lk), _key_dtype(rmeta, rk)) for lk, rk in zip(left, right)]
+    casts = tuple(_hash_cast(a, b) for a, b in pairs)
+    kinds = tuple(_range_kind(a, b) for a, b in pairs)
+    return JoinKeys(left, right, None if any(c is False for c in casts) else casts,
+                    None if any(k is None for k in kinds) else kinds)
+
+
+def _as_list(labels: Any) -> list:
+    if labels is None:
+        return []
+    return list(labels) if isinstance(labels, (list, tuple)) else [labels]
+
+
+# ----------------------------------------------------------------- chunk operators
+class KeySplit(ShuffleMap, PandasOperator):
+    """A partition's rows sent on by their keys: by hash, or by key range when ``bounds`` are given.
+
+    With ``position`` set, each row first gets its place in the whole side
+    (from ``start``) in that hidden column.
+    """
+
+    params = ("keys", "casts", "kinds", "bounds", "position", "start")
+
+    def split(self, part: pd.DataFrame) -> list:
+        n = len(self.output_keys)
+        if self.position is not None:
+            part = part.assign(**{self.position: np.arange(self.start, self.start + len(part), dtype=np.int64)})
+        if n == 1 or not len(part):
+            codes = np.zeros(len(part), dtype=np.int64)
+        elif self.bounds is None:
+            codes = hash_codes(part, self.keys, self.casts, n)
+        else:
+            codes = range_codes(encoded_keys(part, self.keys, self.kinds), self.bounds)
+        return split_by_codes(part, codes, n)
+
+
+class KeySamples(PandasOperator):
+    """Evenly spaced rows' encoded keys (columns ``0..k-1``), each standing for ``weight`` rows."""
+
+    params = ("keys", "kinds", "size")
+
+    def execute(self, part: pd.DataFrame) -> pd.DataFrame:
+        n = len(part)
+        s = min(n, self.size)
+        at = ((np.arange(s) + 0.5) * (n / max(s, 1))).astype(np.int64)
+        encoded = encoded_keys(part.iloc[at], self.keys, self.kinds)
+        return pd.DataFrame(dict(enumerate(encoded))).assign(weight=n / max(s, 1))
+
+
+class MergeChunk(PandasOperator):
+    """pandas' merge of one left and one right partition.
+
+    ``na_labels`` names the side whose index labels make the result's index
+    with NA for rows it lacks (pandas' rule for a column joined to an
+    index); pandas falls back to the other side's labels when that side is
+    empty, which a partition may be when the whole side is not.
+    """
+
+    params = ("kwargs", "na_labels")
+
+    def execute(self, left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
+        result = pd.merge(left, right, **self.kwargs)
+        side = {"left": left, "right": right}.get(self.na_labels)
+        if side is not None and not len(side) and len(result):
+            na = pd.NaT if side.index.dtype.kind in "mM" else np.nan
+            with_na = fake(side.index, 1).append(pd.Index([na]))  # the dtype pandas' labels take with NA
+            result.index = with_na.take(np.ones(len(result), dtype=np.int64))
+        return result
+
+
+@dataclass(frozen=True)
+class PartInfo:
+    """What the tiling learns of a merged partition: its size, dtypes, index, and where position bounds cut it."""
+
+    rows: int
+    dtypes: tuple
+    index_dtype: Any
+    index_names: tuple
+    cuts: tuple
+
+
+@dataclass(frozen=True)
+class FinalForm:
+    """What every partition of the result is made to match.
+
+    ``index_dtype``/``index_names`` are None for a default index (numbered
+    instead); ``index_dtype`` is None for a MultiIndex too.
+    """
+
+    dtypes: tuple
+    index_dtype: Any
+    index_names: tuple | None
+
+    def __mars_tokenize__(self) -> tuple:
+        return (self.dtypes, self.index_dtype, self.index_names)
+
+    def matches(self, info: PartInfo) -> bool:
+        return info.dtypes == self.dtypes and self.index_dtype in (None, info.index_dtype) and \
+            self.index_names in (None, info.index_names)
+
+
+class MergeInfo(PandasOperator):
+    """A merged partition's :class:`PartInfo`; ``bounds`` cut it by the hidden ``position`` column."""
+
+    params = ("position", "bounds")
+
+    def execute(self, part: pd.DataFrame) -> PartInfo:
+        cuts: tuple = ()
+        dtypes = part.dtypes
+        if self.position is not None:
+            cuts = tuple(np.searchsorted(part[self.position].to_numpy(), self.bounds, side="left").tolist())
+            dtypes = dtypes.drop(self.position)
+        index_dtype = None if isinstance(part.index, pd.MultiIndex) else part.index.dtype
+        return PartInfo(len(part), tuple(dtypes), index_dtype, tuple(part.index.names), cuts)
+
+
+def conform(part: pd.DataFrame, form: FinalForm, start: int | None, drop: str | None = None) -> pd.DataFrame:
+    """``part`` in the result's final form, numbered from ``start`` when it has a default index."""
+    if drop is not None:
+        part = part.drop(columns=drop)
+    changed = [i for i, (have, want) in enumerate(zip(part.dtypes, form.dtypes)) if have != want]
+    if changed:
+        part = part.copy(deep=False)  # the input stays as it was: other readers may hold it
+        for i in changed:
+            part.isetitem(i, part.iloc[:, i].astype(form.dtypes[i]))
+    index = part.index
+    if start is not None:
+        index = pd.RangeIndex(start, start + len(part))
+    if form.index_dtype is not None and index.dtype != form.index_dtype:
+        index = index.astype(form.index_dtype)
+    if form.index_names is not None and tuple(index.names) != form.index_names:
+        index = index.set_names(list(form.index_names))
+    return part if index is part.index else part.set_axis(index, axis=0)
+
+
+class Conform(PandasOperator):
+    """A merged partition in the result's final form (see :func:`conform`)."""
+
+    params = ("form", "start")
+    fusible = True
+
+    def execute(self, part: pd.DataFrame) -> pd.DataFrame:
+        return conform(part, self.form, self.start)
+
+
+class PositionSplit(ShuffleMap, PandasOperator):
+    """A merged partition (in position order) cut into runs of position ranges, one per output partition."""
+
+    params = ("cuts",)
+
+    def split(self, part: pd.DataFrame) -> list:
+        bounds = [0, *self.cuts, len(part)]
+        return [part.iloc[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+class PositionOrder(ShuffleReduce, PandasOperator):
+    """One output partition: the runs of one position range, in position order, in final form.
+
+    Each position's rows come from one merged partition, where they are in
+    pandas' order already; a stable sort by position keeps that.
+    """
+
+    params = ("position", "form", "start")
+
+    def combine(self, pieces: list) -> pd.DataFrame:
+        kept = [p for p in pieces if len(p)] or pieces[:1]
+        whole = kept[0] if len(kept) == 1 else pd.concat(kept)
+        if len(kept) > 1:
+            whole = whole.take(np.argsort(whole[self.position].to_numpy(), kind="stable"))
+        return conform(whole, self.form, self.start, drop=self.position)
+
+
+# ----------------------------------------------------------------- tiling
+class Merge(PandasOperator):
+    """``merge`` of two lazy DataFrames; ``kwargs`` are pandas' (``on`` resolved), ``keys`` a :class:`JoinKeys`."""
+
+    params = ("kwargs", "keys")
+
+    @classmethod
+    def tile(cls, op: Merge) -> Generator[Any, Any, Tiled]:
+        left, right = op.inputs
+        lrows = yield from known_rows(left)
+        rrows = yield from known_rows(right)
+        strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
+        if strategy == "hash":
+            return (yield from _tile_hash(op, lrows, rrows))
+        if strategy == "range":
+            merged = yield from _range_merges(op, lrows, rrows)
+        else:
+            merged = _direct_merges(op, strategy, lrows, rrows)
+        return (yield from _finish(op, merged, lrows, rrows))
+
+
+def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: PandasData,
+                    lrows: Sequence[int], rrows: Sequence[int]) -> str:
+    """``single``, ``broadcast_right``, ``broadcast_left``, ``hash`` or ``range`` (see the module's docstring)."""
+    how, sort = kwargs["how"], kwargs["sort"]
+    if how == "cross":
+        return "broadcast_right"
+    if len(lrows) == 1 and len(rrows) == 1:
+        return "single"
+    # a partition checks uniqueness only of the keys it holds all of
+    left_unique, right_unique = _UNIQUE_SIDES[kwargs["validate"]] if kwargs["validate"] else (False, False)
+    if not sort and how in ("inner", "left") and not left_unique and _broadcastable(right.meta, rrows, lrows):
+        return "broadcast_right"
+    if not sort and how == "right" and not right_unique and _broadcastable(left.meta, lrows, rrows):
+        return "broadcast_left"
+    small = _nbytes(left.meta, sum(lrows)) + _nbytes(right.meta, sum(rrows)) <= options.chunk_store_limit
+    hidden_fits = not any(isinstance(m.columns, pd.MultiIndex) for m in (left.meta, right.meta))
+    if small or not hidden_fits:
+        return "single"
+    if sort or how == "outer":
+        return "range" if keys.kinds is not None else "single"
+    return "hash" if keys.casts is not None else "single"
+
+
+def _nbytes(meta: pd.DataFrame, rows: int) -> float:
+    """A rough size: 8 bytes a number, 32 a string or object."""
+    width = sum(d.itemsize if isinstance(d, np.dtype) and d != object else 32 for d in meta.dtypes)
+    return rows * (width + 8)
+
+
+def _broadcastable(small_meta: pd.DataFrame, small_rows: Sequence[int], big_rows: Sequence[int]) -> bool:
+    """Whether every big partition merging with the whole small side beats shuffling both.
+
+    Each merge hashes the whole small side again; a shuffle copies both
+    sides three or four times over.
+    """
+    small, big = sum(small_rows), sum(big_rows)
+    return _nbytes(small_meta, small) <= options.chunk_store_limit and small * len(big_rows) <= 4 * (small + big)
+
+
+def _na_labels(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> str | None:
+    """The side whose labels (NA where it lacks a row) make the index, when a partition of it may be empty.
+
+    (With a MultiIndex pandas fills no NA but repeats the last label of the
+    whole side, which partitions cannot know: left as they come.)
+    """
+    kwargs = op.kwargs
+    if any(isinstance(d.meta.index, pd.MultiIndex) for d in op.inputs):
+        return None
+    how = kwargs["how"]
+    if kwargs["right_index"] and not kwargs["left_index"] and how in ("right", "outer") and sum(lrows):
+        return "left"
+    if kwargs["left_index"] and not kwargs["right_index"] and how in ("left", "outer") and sum(rrows):
+        return "right"
+    return None
+
+
+def _merge_chunks(op: Merge, pairs: list, meta: pd.DataFrame, lrows: Sequence[int], rrows: Sequence[int]) -> list:
+    merge_op = MergeChunk(kwargs=op.kwargs, na_labels=_na_labels(op, lrows, rrows))
+    return [merge_op.copy().new_chunk([lc, rc], index=(i, 0), shape=(np.nan, meta.shape[1]), meta=meta)
+            for i, (lc, rc) in enumerate(pairs)]
+
+
+def _direct_merges(op: Merge, strategy: str, lrows: Sequence[int], rrows: Sequence[int]) -> list:
+    left, right = op.inputs
+    if strategy == "single":
+        pairs = [(single_chunk(left), single_chunk(right))]
+    elif strategy == "broadcast_right":
+        whole = single_chunk(right)
+        pairs = [(c, whole) for c in left.chunks]
+    else:
+        whole = single_chunk(left)
+        pairs = [(whole, c) for c in right.chunks]
+    return _merge_chunks(op, pairs, op.outputs[0].meta, lrows, rrows)
+
+
+def _shuffled(data: PandasData, keys: tuple, n: int, rows: Sequence[int], casts: tuple | None = None,
+              kinds: tuple | None = None, bounds: tuple | None = None, position: str | None = None) -> list:
+    """``data``'s rows in ``n`` partitions by key (hash, or ranges when ``bounds``), with positions if asked."""
+    meta = data.meta if position is None else data.meta.assign(**{position: np.array([], dtype=np.int64)})
+    starts = offsets(list(rows))
+    return shuffle_chunks(
+        data.chunks, n,
+        lambda i: KeySplit(keys=keys, casts=casts, kinds=kinds, bounds=bounds, position=position, start=int(starts[i])),
+        lambda r: ConcatPieces(meta=meta),
+        [{"index": (r, 0), "shape": (np.nan, meta.shape[1]), "meta": meta} for r in range(n)],
+        lambda i, r: {"index": (i, r), "shape": (np.nan,), "meta": meta},
+    )
+
+
+def _range_merges(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> Generator[Any, Any, list]:
+    left, right = op.inputs
+    keys = op.keys
+    n = max(len(lrows), len(rrows))
+    samples = [KeySamples(keys=side_keys, kinds=keys.kinds, size=_SAMPLES_PER_PARTITION * n).new_chunk(
+        [c], index=(i,), shape=(np.nan,), meta=None)
+        for side_keys, data in ((keys.left, left), (keys.right, right)) for i, c in enumerate(data.chunks)]
+    yield list(left.chunks) + list(right.chunks) + samples  # the inputs stay held for the shuffle
+    bounds = choose_bounds((yield Fetch(samples)), n, len(keys.kinds))
+    lparts = _shuffled(left, keys.left, n, lrows, kinds=keys.kinds, bounds=bounds)
+    rparts = _shuffled(right, keys.right, n, rrows, kinds=keys.kinds, bounds=bounds)
+    return _merge_chunks(op, list(zip(lparts, rparts)), op.outputs[0].meta, lrows, rrows)
+
+
+def choose_bounds(samples: list[pd.DataFrame], n: int, n_keys: int) -> tuple:
+    """``n - 1`` split points (one array per key) cutting the sampled keys into parts of even weight."""
+    kept = [s for s in samples if len(s)]
+    if n == 1 or not kept:
+        return tuple(np.array([], dtype=np.float64) for _ in range(n_keys))
+    pooled = pd.concat(kept, ignore_index=True)
+    ordered = pooled.sort_values(list(range(n_keys)), kind="stable", na_position="last")
+    weights = np.cumsum(ordered["weight"].to_numpy())
+    at = np.searchsorted(weights, weights[-1] * np.arange(1, n) / n, side="left")
+    chosen = ordered.iloc[np.minimum(at, len(ordered) - 1)]
+    return tuple(chosen[j].to_numpy() for j in range(n_keys))
+
+
+def _numbered(kwargs: dict) -> bool:
+    """Whether pandas gives the result a default index (keys are columns on both sides)."""
+    return not kwargs["left_index"] and not kwargs["right_index"]
+
+
+def _index_names(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> tuple | None:
+    """The result's index names: pandas' names for a join of indexes depend on which sides are empty."""
+    if _numbered(op.kwargs):
+        return None
+    left, right = op.inputs
+    samples = [fake(d.meta, 1) if sum(rows) else d.meta for d, rows in ((left, lrows), (right, rrows))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tuple(pd.merge(*samples, **op.kwargs).index.names)
+
+
+def final_form(meta: pd.DataFrame, infos: Sequence[PartInfo], names: tuple | None) -> tuple[pd.DataFrame, FinalForm]:
+    """The result's meta and final form given its partitions': the dtypes pandas' concat of them gives."""
+    kept = [i for i in infos if i.rows] or list(infos[:1])
+    frames = []
+    for info in kept:
+        frame = pd.DataFrame({j: pd.Series([], dtype=d) for j, d in enumerate(info.dtypes)})
+        index = meta.index if names is None or info.index_dtype is None else pd.Index([], dtype=info.index_dtype)
+        frames.append(frame.set_axis(meta.columns, axis=1).set_axis(index, axis=0))
+    meta = frames[0] if len(frames) == 1 else pd.concat(frames)
+    if names is not None:
+        meta.index = meta.index.set_names(list(names))
+    index_dtype = None if names is None or isinstance(meta.index, pd.MultiIndex) else meta.index.dtype
+    return meta, FinalForm(tuple(meta.dtypes), index_dtype, names)
+
+
+def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int]) -> Generator[Any, Any, Tiled]:
+    """The merged partitions in the result's dtypes, numbered across partitions."""
+    out = op.outputs[0]
+    numbered = _numbered(op.kwargs)
+    names = _index_names(op, lrows, rrows)
+    info_chunks = [MergeInfo(position=None, bounds=None).new_chunk([c], index=(i,), shape=(), meta=None)
+                   for i, c in enumerate(merged)]
+    yield merged
+    infos = yield Fetch(info_chunks)
+    meta, form = final_form(out.meta, infos, names)
+    out.meta = meta
+    chunks = []
+    for i, (c, info, start) in enumerate(zip(merged, infos, offsets([i.rows for i in infos]))):
+        start = start if numbered and start else None  # pandas numbers each partition from 0 already
+        if start is None and form.matches(info):
+            c.meta = meta
+            chunks.append(c)
+            continue
+        chunks.append(Conform(form=form, start=start).new_chunk(
+            [c], index=(i, 0), shape=(info.rows, meta.shape[1]), meta=meta))
+    return Tiled(chunks, nsplits_of(meta, [i.rows for i in infos]))
+
+
+def _tile_hash(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> Generator[Any, Any, Tiled]:
+    left, right = op.inputs
+    out, kwargs, keys = op.outputs[0], op.kwargs, op.keys
+    follow_left = kwargs["how"] != "right"
+    position = _LPOS if follow_left else _RPOS
+    n = max(len(lrows), len(rrows))
+    lparts = _shuffled(left, keys.left, n, lrows, casts=keys.casts, position=position if follow_left else None)
+    rparts = _shuffled(right, keys.right, n, rrows, casts=keys.casts, position=None if follow_left else position)
+    merged_meta = empty_meta(pd.merge(lparts[0].meta, rparts[0].meta, **kwargs))
+    merged = _merge_chunks(op, list(zip(lparts, rparts)), merged_meta, lrows, rrows)
+    total = sum(lrows if follow_left else rrows)
+    bounds = np.array([total * p // n for p in range(1, n)], dtype=np.int64)
+    info_chunks = [MergeInfo(position=position, bounds=bounds).new_chunk([c], index=(i,), shape=(), meta=None)
+                   for i, c in enumerate(merged)]
+    yield merged
+    infos = yield Fetch(info_chunks)
+    numbered = _numbered(kwargs)
+    meta, form = final_form(out.meta, infos, _index_names(op, lrows, rrows))
+    out.meta = meta
+    sizes = np.zeros(n, dtype=np.int64)
+    for info in infos:
+        sizes += np.diff([0, *info.cuts, info.rows])
+    starts = offsets(sizes.tolist())
+    chunks = shuffle_chunks(
+        merged, n,
+        lambda m: PositionSplit(cuts=infos[m].cuts),
+        lambda r: PositionOrder(position=position, form=form, start=int(starts[r]) if numbered else None),
+        [{"index": (r, 0), "shape": (int(sizes[r]), meta.shape[1]), "meta": meta} for r in range(n)],
+        lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": merged_meta},
+    )
+    return Tiled(chunks, nsplits_of(meta, sizes.tolist()))
+
+
+# ----------------------------------------------------------------- the functions
+def _meta_or_value(obj: Any) -> Any:
+    if isinstance(obj, (DataFrame, Series)):
+        return obj.meta
+    if isinstance(obj, (pd.DataFrame, pd.Series)):
+        return empty_meta(obj)
+    return obj  # pandas says what is wrong with it
+
+
+def _lazy_frame(obj: Any) -> Any:
+    """``obj`` as a lazy DataFrame (a pandas object is partitioned, a named Series made a frame)."""
+    if isinstance(obj, (pd.DataFrame, pd.Series)):
+        obj = from_pandas(obj)
+    if isinstance(obj, Series):
+        obj = map_partitions("to_frame", obj)
+    return obj
+
+
+def _check_labels(kwargs: dict) -> None:
+    for name in ("on", "left_on", "right_on"):
+        value = kwargs[name]
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(v, (np.ndarray, pd.Series, pd.Index, Series)) for v in values) or \
+                isinstance(value, (np.ndarray, pd.Series, pd.Index, Series)):
+            raise NotImplementedError(f"merge {name}= takes column or index level labels here, not arrays; "
+                                      "add the array as a column first")
+
+
+def _resolved(kwargs: dict, lmeta: pd.DataFrame, rmeta: pd.DataFrame) -> dict:
+    """``kwargs`` with the keys pandas would infer (the common columns) spelled out."""
+    kwargs = dict(kwargs, sort=bool(kwargs["sort"]), suffixes=tuple(kwargs["suffixes"]))
+    given = [kwargs[k] for k in ("on", "left_on", "right_on")]
+    if kwargs["how"] != "cross" and all(g is None for g in given) and not kwargs["left_index"] \
+            and not kwargs["right_index"]:
+        kwargs["on"] = list(lmeta.columns.intersection(rmeta.columns))
+    return kwargs
+
+
+def merge(left: Any, right: Any, how: str = "inner", on: Any = None, left_on: Any = None, right_on: Any = None,
+          left_index: bool = False, right_index: bool = False, sort: bool = False,
+          suffixes: Sequence[Any] = ("_x", "_y"), copy: Any = _NO_DEFAULT, indicator: Any = False,
+          validate: str | None = None) -> DataFrame:
+    """Database-style join of two DataFrames (or named Series), as ``pd.merge``.
+
+    Rows come out in pandas' order: the left's for ``inner``/``left``/``cross``,
+    the right's for ``right``, sorted keys for ``outer`` or ``sort=True``.
+    Either side may be a pandas object. Key columns given as arrays, and
+    the ``left_anti``/``right_anti`` joins, are not supported.
+
+    Examples
+    --------
+    >>> import mars.dataframe as md
+    >>> left = md.DataFrame({"k": [1, 2, 3], "a": [4, 5, 6]}, chunk_size=2)
+    >>> right = md.DataFrame({"k": [3, 1], "b": [7.0, 8.0]})
+    >>> md.merge(left, right, on="k", how="left").to_pandas()
+       k  a    b
+    0  1  4  8.0
+    1  2  5  NaN
+    2  3  6  7.0
+    """
+    kwargs = {"how": how, "on": on, "left_on": left_on, "right_on": right_on, "left_index": left_index,
+              "right_index": right_index, "sort": sort, "suffixes": suffixes, "indicator": indicator,
+              "validate": validate}
+    _check_labels(kwargs)
+    extra = {} if copy is _NO_DEFAULT else {"copy": copy}
+    meta = pd.merge(_meta_or_value(left), _meta_or_value(right), **kwargs, **extra)  # pandas' errors, now
+    if how in ("left_anti", "right_anti"):
+        raise NotImplementedError(f"merge(how={how!r}) is not supported; use how='left'/'right' with "
+                                  "indicator=True and keep the rows marked 'left_only'/'right_only'")
+    lframe, rframe = _lazy_frame(left), _lazy_frame(right)
+    kwargs = _resolved(kwargs, lframe.meta, rframe.meta)
+    op = Merge(kwargs=kwargs, keys=join_keys(lframe.meta, rframe.meta, kwargs))
+    return op.new_pandas([lframe.data, rframe.data], empty_meta(meta), (np.nan, meta.shape[1]))
+
+
+def _df_merge(self: DataFrame, right: Any, how: str = "inner", on: Any = None, left_on: Any = None,
+              right_on: Any = None, left_index: bool = False, right_index: bool = False, sort: bool = False,
+              suffixes: Sequence[Any] = ("_x", "_y"), copy: Any = _NO_DEFAULT, indicator: Any = False,
+              validate: str | None = None) -> DataFrame:
+    """This frame joined with ``right``, as ``pd.DataFrame.merge`` (see :func:`merge`).
+
+    >>> import mars.dataframe as md
+    >>> df = md.DataFrame({"k": [1, 2], "a": [3, 4]})
+    >>> df.merge(md.DataFrame({"k": [2], "b": [5]}), on="k").to_pandas()
+       k  a  b
+    0  2  4  5
+    """
+    return merge(self, right, how=how, on=on, left_on=left_on, right_on=right_on, left_index=left_index,
+                 right_index=right_index, sort=sort, suffixes=suffixes, copy=copy, indicator=indicator,
+                 validate=validate)
+
+
+def _join_suffixes(lsuffix: Any, rsuffix: Any, suffixes: Any) -> tuple:
+    """pandas' rule: ``lsuffix``/``rsuffix`` (deprecated), else ``suffixes``, else none."""
+    if lsuffix is not _NO_DEFAULT or rsuffix is not _NO_DEFAULT:
+        return ("" if lsuffix is _NO_DEFAULT else lsuffix, "" if rsuffix is _NO_DEFAULT else rsuffix)
+    return ("", "") if suffixes is _NO_DEFAULT else tuple(suffixes)
+
+
+def _df_join(self: DataFrame, other: Any, on: Any = None, how: str = "left", lsuffix: Any = _NO_DEFAULT,
+             rsuffix: Any = _NO_DEFAULT, sort: bool = False, validate: str | None = None, *,
+             suffixes: Any = _NO_DEFAULT) -> DataFrame:
+    """Columns of ``other`` joined on this frame's index or ``on`` columns, as ``pd.DataFrame.join``.
+
+    ``other`` is a DataFrame, a named Series, or a list of them (joined on
+    the index; with unique indexes, as pandas does).
+
+    >>> import mars.dataframe as md
+    >>> df = md.DataFrame({"k": ["a", "b", "a"], "x": [1, 2, 3]}, chunk_size=2)
+    >>> other = md.DataFrame({"y": [10, 20]}, index=["a", "b"])
+    >>> df.join(other, on="k").to_pandas()
+       k  x   y
+    0  a  1  10
+    1  b  2  20
+    2  a  3  10
+    """
+    many = isinstance(other, (list, tuple))
+    given = {k: v for k, v in {"lsuffix": lsuffix, "rsuffix": rsuffix, "suffixes": suffixes}.items()
+             if v is not _NO_DEFAULT}
+    other_meta = [_meta_or_value(o) for o in other] if many else _meta_or_value(other)
+    self.meta.join(other_meta, on=on, how=how, sort=sort, validate=validate, **given)  # pandas' errors and warnings
+    if many:
+        return join_many(self, list(other), how, sort)
+    resolved = _join_suffixes(lsuffix, rsuffix, suffixes)
+    if how == "cross":
+        return merge(self, other, how=how, on=on, suffixes=resolved, sort=sort, validate=validate)
+    return merge(self, other, left_on=on, how=how, left_index=on is None, right_index=True, suffixes=resolved,
+                 sort=sort, validate=validate)
+
+
+DataFrame.merge = _df_merge
+DataFrame.join = _df_join

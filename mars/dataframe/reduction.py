@@ -22,7 +22,7 @@ import pandas as pd
 from ..core.operator import Tiled
 from ..core.options import options
 from ..core.tiling import as_data
-from .core import PandasOperator, chunk_index_of, chunk_shape_of, nsplits_of
+from .core import PandasOperator, chunk_index_of, nsplits_of
 
 
 class ReduceChunk(PandasOperator):
