@@ -95,6 +95,23 @@ def test_the_seeds_inner_product_over_http(cluster):
         np.testing.assert_allclose(sess.fetch(product), np.inner(values, values), rtol=1e-10)
 
 
+def test_the_seeds_dataframe_sum_and_a_groupby_merge_sort_over_http(cluster):
+    import pandas as pd
+    import mars.dataframe as md
+
+    _, url, _ = cluster
+    with mars.new_session(url, default=False) as sess:
+        a = mt.ones((2000, 2000), chunk_size=200)
+        pd.testing.assert_series_equal(sess.run(md.DataFrame(a).sum()), pd.DataFrame(np.ones((2000, 2000))).sum())
+        rng = np.random.default_rng(0)
+        pdf = pd.DataFrame({"k": rng.integers(0, 50, 5000), "x": rng.random(5000)})
+        right = pd.DataFrame({"k": np.arange(50), "name": [f"n{i}" for i in range(50)]})
+        df = md.DataFrame(pdf, chunk_size=700)
+        expr = df.merge(md.DataFrame(right, chunk_size=20), on="k").groupby("name").x.sum().sort_values()
+        expected = pdf.merge(right, on="k").groupby("name").x.sum().sort_values()
+        pd.testing.assert_series_equal(sess.run(expr), expected)
+
+
 def test_a_user_error_fails_the_job_and_the_cluster_stays_healthy(cluster):
     _, url, _ = cluster
     with mars.new_session(url, default=False) as sess:

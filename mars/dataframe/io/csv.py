@@ -284,7 +284,7 @@ class ReadCSV(SourceOp):
             chunks.append(chunk_op.new_chunk([], index=chunk_index_of(meta, len(chunks)),
                                              shape=chunk_shape_of(meta, np.nan), meta=meta))
         if op.renumber:
-            chunks, nsplits = yield from renumber_rows(chunks, meta)
+            chunks, nsplits = renumber_rows(chunks, meta)
             return Tiled(chunks, nsplits)
         return Tiled(chunks, nsplits_of(meta, (np.nan,) * len(chunks)))
 
