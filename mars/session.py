@@ -196,7 +196,8 @@ class Session:
                     tiler.tile(targets)
                 chunks = [c for t in targets for c in t.chunks or ()]
                 try:
-                    self._compute(chunks, cancel, progress)
+                    # a stage's chunks are freed as soon as the last step that reads them ran
+                    self._compute(chunks, cancel, progress, {k for k in stage_keys if k not in self._key_refs})
                 except BaseException:
                     # a failed or cancelled run leaves nothing half-made behind
                     self._drop_unheld({c.key for c in chunks})
@@ -218,14 +219,16 @@ class Session:
         stage_keys.update(c.key for c in chunks)
         return [self._store[c.key] for c in chunks] if want_values else None
 
-    def _compute(self, chunks: Sequence[ChunkData], cancel: threading.Event | None, progress: Any) -> None:
+    def _compute(self, chunks: Sequence[ChunkData], cancel: threading.Event | None, progress: Any,
+                 release: set[str] = frozenset()) -> None:  # type: ignore[assignment]
         store = self._store
         keep = {c.key for c in chunks}
         with gc_paused():
             subtasks = fuse(build_subtasks(chunks, store.__contains__), keep)
         n_threads = options.effective_threads()
         with _blas_threads(subtasks, n_threads):
-            shapes = execute_subtasks(subtasks, store, keep, n_threads=n_threads, on_done=progress, cancel=cancel)
+            shapes = execute_subtasks(subtasks, store, keep, n_threads=n_threads, on_done=progress, cancel=cancel,
+                                      release=release)
         for c in chunks:
             if has_unknown(c.shape) and c.key in shapes:
                 c.shape = tuple(shapes[c.key])

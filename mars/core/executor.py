@@ -72,8 +72,10 @@ class _Run:
         keep: set[str],
         on_done: Callable[[int, int], None] | None,
         cancel_event: threading.Event | None = None,
+        release: set[str] = frozenset(),  # type: ignore[assignment]
     ):
         self.cancel_event = cancel_event
+        self.release = release
         self.subtasks = list(subtasks)
         self.store = store
         self.keep = keep
@@ -91,8 +93,8 @@ class _Run:
     def _index(self, store: MutableMapping[str, Any]) -> None:
         index = index_graph(self.subtasks, store.__contains__)
         self.refs, self.consumers, self.waiting = index.refs, index.consumers, index.waiting
-        # only data made by this run is freed; data the caller had stays
-        self.owned = index.producer - self.keep
+        # only data made by this run (or that the caller hands over) is freed; other data stays
+        self.owned = (index.producer | (self.release & index.refs.keys())) - self.keep
         self.ready = [i for i, n in enumerate(self.waiting) if n == 0]
         heapq.heapify(self.ready)
 
@@ -193,6 +195,7 @@ def execute_subtasks(
     on_done: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
     work_in_caller: bool = True,
+    release: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> dict[str, tuple]:
     """Run ``subtasks`` reading and writing ``store``; returns the outputs' shapes by key.
 
@@ -200,11 +203,13 @@ def execute_subtasks(
     as soon as nothing pending reads them. The first exception raised by a
     chunk function is raised here, with its traceback; ``cancel`` (an event)
     stops the run between subtasks with :class:`ExecutionCancelled` (a run
-    waiting on a long subtask notices when that subtask ends).
+    waiting on a long subtask notices when that subtask ends). Keys in
+    ``release`` were in ``store`` before and may go once nothing pending
+    reads them (a tiling stage's chunks, needed only by this run).
     """
     if not subtasks:
         return {}
-    run = _Run(subtasks, store, keep, on_done, cancel)
+    run = _Run(subtasks, store, keep, on_done, cancel, release)
     helpers = min(n_threads, len(subtasks)) - (1 if work_in_caller else 0)
     if work_in_caller and estimated_elements(subtasks, store) < _SMALL_GRAPH_ELEMENTS:
         # waking a thread would cost more than a small graph; helpers join later

@@ -334,7 +334,9 @@ class SortSplit(ShuffleMap, PandasOperator):
 
     def split(self, part: Any) -> list:
         bounds = [0, *self.cuts, len(part)]
-        return [part.iloc[a:b] for a, b in itertools.pairwise(bounds)]
+        # copies, not views: a view would keep the whole sorted partition alive until the last
+        # reducer ran; copies let it go now, and each piece goes once its reducer ran
+        return [part.iloc[a:b].copy() for a, b in itertools.pairwise(bounds)]
 
 
 class SortMerge(ShuffleReduce, PandasOperator):
