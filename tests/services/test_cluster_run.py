@@ -225,3 +225,22 @@ def test_many_results_dying_at_once_are_released_in_few_calls(cluster, session):
         assert time.monotonic() < deadline, "released results stayed on the cluster"
         time.sleep(0.01)
     assert 1 <= calls.count("release") <= 5
+
+
+def test_a_client_on_the_workers_machine_maps_their_shared_memory_and_others_go_through_the_supervisor(cluster):
+    from mars.services.session.api import SessionAPI
+
+    import mars
+
+    x = np.random.default_rng(3).random((600, 400))  # segments, not inline values
+    with mars.new_session(cluster.supervisor.address, default=False) as sess:
+        t = sess.execute(mt.tensor(x, chunk_size=200) + 1)
+        keys = [c.key for c in t.chunks]
+        api = SessionAPI([cluster.supervisor.address])
+        local = cluster.run(api.fetch(sess.session_id, keys))
+        assert not api._not_local and not local[0].flags.writeable  # zero-copy views of the segments
+        api._not_local.update(w.address for w in cluster.workers)  # as a client on another machine
+        remote = cluster.run(api.fetch(sess.session_id, keys))
+        for a, b in zip(local, remote):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(sess.fetch(t), x + 1)

@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import oscar as mo
-from ..errors import SessionNotFound
+from ..errors import DataNotFound, SessionNotFound
+from ..storage.shm import get_object
+from ..storage.worker import STORAGE_UID
 from ..task.api import TaskInfo
 
 SESSION_MANAGER_UID = "session_manager"
@@ -44,6 +46,7 @@ class SessionAPI:
         if not supervisors:
             raise ValueError("SessionAPI needs at least one supervisor address, got none")
         self.supervisors = list(supervisors)
+        self._not_local: set[str] = set()  # workers whose shared memory this process cannot map
 
     def _manager(self, session_id: str) -> mo.ActorRef:
         return mo.ActorRef(owner_of(session_id, self.supervisors), SESSION_MANAGER_UID)
@@ -94,8 +97,43 @@ class SessionAPI:
         await self._call(session_id, "cancel_task", task_id)
 
     async def fetch(self, session_id: str, keys: list[str]) -> list[Any]:
-        """Values of chunks by key (computed, and not released)."""
-        return await self._call(session_id, "fetch", keys)
+        """Values of chunks by key (computed, and not released).
+
+        A caller on a worker's machine maps that worker's shared memory
+        itself (zero-copy); others get the values through the supervisor.
+        """
+        where = await self._call(session_id, "locate", keys)
+        values: dict[str, Any] = {}
+        by_worker: dict[str, list[str]] = {}
+        for k, (worker, value) in zip(keys, where):
+            if worker is None:
+                values[k] = value
+            else:
+                by_worker.setdefault(worker, []).append(k)
+        remote: list[str] = []
+        for worker, ks in by_worker.items():
+            local = await self._read_local(session_id, worker, ks)
+            if local is None:
+                remote.extend(ks)
+            else:
+                values.update(zip(ks, local))
+        if remote:
+            values.update(zip(remote, await self._call(session_id, "fetch", remote)))
+        return [values[k] for k in keys]
+
+    async def _read_local(self, session_id: str, worker: str, keys: list[str]) -> list[Any] | None:
+        """``keys`` read from ``worker``'s shared memory, or None when it is not on this machine (or gone)."""
+        if worker in self._not_local:
+            return None
+        try:
+            descs = await mo.ActorRef(worker, STORAGE_UID).get_descs(session_id, keys)
+            return [get_object(d) for d in descs]
+        except DataNotFound as e:
+            if "segment" in str(e):  # no such segment here: the worker is on another machine
+                self._not_local.add(worker)
+            return None
+        except (mo.ActorNotExist, OSError):
+            return None
 
     async def release(self, session_id: str, keys: list[str]) -> None:
         """The client dropped its objects holding these chunks: one reference each goes."""

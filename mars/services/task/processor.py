@@ -379,6 +379,16 @@ class SessionProcessor:
             values.update(zip(ks, vals))
         return [values[k] for k in keys]
 
+    def locate(self, keys: list[str]) -> list[tuple[str | None, Any]]:
+        """Per key, ``(None, value)`` for a value kept in meta, else ``(worker, None)``: where to read it."""
+        out: list[tuple[str | None, Any]] = []
+        for k in keys:
+            m = self.meta.get(k)
+            if m is None:
+                raise DataNotFound(f"chunk {k} is not held by session {self.session_id!r} (freed, or never computed)")
+            out.append((None, m.value) if m.has_value else (m.worker, None))
+        return out
+
     async def release(self, keys: list[str]) -> None:
         """The client dropped objects holding ``keys``; frees wait until no task runs."""
         self._pending_release.extend(keys)

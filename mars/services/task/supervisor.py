@@ -58,6 +58,10 @@ class TaskManagerActor(mo.Actor):
         return await self.proc.fetch(list(keys))
 
     @mo.no_lock
+    async def locate(self, keys: list[str]) -> list[tuple[str | None, Any]]:
+        return self.proc.locate(list(keys))
+
+    @mo.no_lock
     async def release(self, keys: list[str]) -> None:
         await self.proc.release(list(keys))
 
