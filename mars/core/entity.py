@@ -158,6 +158,15 @@ class Tileable:
     def inputs(self) -> list:
         return self._data.inputs
 
+    @property
+    def nsplits(self) -> tuple | None:
+        """Chunk sizes along each axis, once tiled (executed); None before."""
+        return self._data.nsplits
+
+    @property
+    def chunks(self) -> list | None:
+        return self._data.chunks
+
     def execute(self, session: Any = None, wait: bool = True, **kw: Any) -> Any:
         """Run this expression; returns itself (or a future with ``wait=False``)."""
         return resolve_session(session).execute(self, wait=wait, **kw)

@@ -26,7 +26,7 @@ from ..core.operator import Operator
 from ..core.options import options
 from ..core.session import get_default_session, resolve_session
 from ..core.tiling import TILING
-from ..tensor.core import TensorChunkData, TensorData
+from ..tensor.core import TensorChunkData, TensorData, maybe_eager
 
 
 class PandasChunkData(ChunkData):
@@ -138,12 +138,6 @@ def row_splits(data: PandasData) -> tuple:
     return data.nsplits[0]
 
 
-def maybe_eager(t: Any) -> Any:
-    if options.eager_mode and not TILING.get():
-        resolve_session().execute(t)
-    return t
-
-
 def wrap(data: Any) -> Any:
     """The user-facing object for ``data`` (DataFrame, Series, Index or Tensor)."""
     if isinstance(data, Tileable):
@@ -175,14 +169,6 @@ class _Base(Tileable):
     @property
     def partitioning(self) -> str:
         return self._data.partitioning
-
-    @property
-    def nsplits(self) -> tuple | None:
-        return self._data.nsplits
-
-    @property
-    def chunks(self) -> list | None:
-        return self._data.chunks
 
     def __len__(self) -> int:
         n = self.shape[0]

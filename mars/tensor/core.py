@@ -124,14 +124,6 @@ class Tensor(Tileable):
     def nbytes(self) -> float:
         return self._data.nbytes
 
-    @property
-    def nsplits(self) -> tuple | None:
-        return self._data.nsplits
-
-    @property
-    def chunks(self) -> list | None:
-        return self._data.chunks
-
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")

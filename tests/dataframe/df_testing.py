@@ -72,3 +72,25 @@ def _check_meta(meta: Any, value: Any) -> None:
     else:
         assert meta.dtype == value.dtype, f"meta dtype {meta.dtype} != {value.dtype}"
         assert meta.name == value.name, f"meta name {meta.name!r} != {value.name!r}"
+
+
+def same_error(build: Any, expected: Any, exc: type = Exception, run: bool = False) -> None:
+    """``build()`` raises what pandas' ``expected()`` raises (type and message).
+
+    By default it must raise while the expression is built, as pandas raises
+    at once; with ``run=True`` the error may come when the result runs.
+    """
+    import pytest
+
+    with pytest.raises(exc) as want:
+        expected()
+    with pytest.raises(type(want.value)) as got:
+        value = build()
+        if run and hasattr(value, "execute"):
+            value.execute()
+    assert str(got.value) == str(want.value)
+
+
+def same_error_when_run(build: Any, expected: Any, exc: type = Exception) -> None:
+    """:func:`same_error` where the error may come when the expression runs."""
+    same_error(build, expected, exc, run=True)

@@ -7,7 +7,7 @@ import operator
 import numpy as np
 import pandas as pd
 import pytest
-from df_testing import assert_eq, partitionings
+from df_testing import assert_eq, partitionings, lazy, same_error
 
 import mars.dataframe as md
 import mars.tensor as mt
@@ -38,21 +38,6 @@ FLEX = ["add", "sub", "mul", "div", "truediv", "floordiv", "mod", "pow",
         "radd", "rsub", "rmul", "rdiv", "rtruediv", "rfloordiv", "rmod", "rpow", "subtract", "multiply", "divide"]
 
 
-def lazy(obj, chunk_size):
-    if isinstance(obj, pd.DataFrame):
-        return md.DataFrame(obj, chunk_size=chunk_size)
-    if isinstance(obj, pd.Series):
-        return md.Series(obj, chunk_size=chunk_size)
-    return md.Index(obj, chunk_size=chunk_size)
-
-
-def same_error(build, expected):
-    """The lazy expression raises what pandas raises, when it is built."""
-    with pytest.raises(Exception) as want:
-        expected()
-    with pytest.raises(type(want.value)) as got:
-        build()
-    assert str(got.value) == str(want.value)
 
 
 # ----------------------------------------------------------------- scalars

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from df_testing import assert_eq, partitionings
+from df_testing import assert_eq, partitionings, lazy, same_error_when_run as same_error
 
 import mars
 import mars.dataframe as md
@@ -35,19 +35,6 @@ def frame(index: str = "range", n: int = N) -> pd.DataFrame:
 INDEXES = ["range", "str", "unsorted"]
 
 
-def lazy(pdf, chunk_size):
-    return md.DataFrame(pdf, chunk_size=chunk_size) if isinstance(pdf, pd.DataFrame) else \
-        md.Series(pdf, chunk_size=chunk_size)
-
-
-def same_error(build, expected):
-    with pytest.raises(Exception) as want:
-        expected()
-    with pytest.raises(type(want.value)) as got:
-        value = build()
-        if hasattr(value, "execute"):
-            value.execute()
-    assert str(got.value) == str(want.value)
 
 
 # ----------------------------------------------------------------- astype

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from df_testing import assert_eq, partitionings
+from df_testing import assert_eq, partitionings, same_error_when_run as same_error
 
 import mars.dataframe as md
 import mars.tensor as mt
@@ -40,16 +40,6 @@ PARTS = partitionings(N)
 def lazy(pdf: pd.DataFrame, chunk_size) -> md.DataFrame:
     return md.DataFrame(pdf, chunk_size=chunk_size)
 
-
-def same_error(build, expected, exc=Exception):
-    """The lazy expression raises what pandas raises, with the same message."""
-    with pytest.raises(exc) as want:
-        expected()
-    with pytest.raises(type(want.value)) as got:
-        value = build()
-        if hasattr(value, "execute"):
-            value.execute()
-    assert str(got.value) == str(want.value)
 
 
 def gt(obj, col, threshold):

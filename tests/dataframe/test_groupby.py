@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from df_testing import assert_eq, partitionings
+from df_testing import assert_eq, partitionings, same_error
 
 import mars.dataframe as md
 import mars.dataframe.groupby.agg as agg_module
@@ -381,14 +381,6 @@ def test_apply_sort_false_and_as_index_false():
 
 
 # ----------------------------------------------------------------- errors at build time
-def same_error(build, expected):
-    with pytest.raises(Exception) as want:
-        expected()
-    with pytest.raises(type(want.value)) as got:
-        build()
-    assert str(got.value) == str(want.value)
-
-
 def test_errors():
     df = lazy(PDF, 5)
     same_error(lambda: df.groupby("zz"), lambda: PDF.groupby("zz"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from df_testing import assert_eq, partitionings
+from df_testing import assert_eq, partitionings, lazy, same_error
 
 import mars.dataframe as md
 from mars.core.options import option_context
@@ -31,20 +31,6 @@ def frame(n: int = N) -> pd.DataFrame:
 
 PDF = frame()
 NUM = PDF[["i", "f", "b"]]
-
-
-def lazy(pdf, chunk_size):
-    return md.DataFrame(pdf, chunk_size=chunk_size) if isinstance(pdf, pd.DataFrame) else \
-        md.Series(pdf, chunk_size=chunk_size)
-
-
-def same_error(build, expected):
-    """The lazy expression raises what pandas raises, when it is built."""
-    with pytest.raises(Exception) as want:
-        expected()
-    with pytest.raises(type(want.value)) as got:
-        build()
-    assert str(got.value) == str(want.value)
 
 
 # ----------------------------------------------------------------- tree reductions

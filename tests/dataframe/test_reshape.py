@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from df_testing import assert_eq, partitionings
+from df_testing import assert_eq, partitionings, lazy
 
 import mars.dataframe as md
 import mars.tensor as mt
@@ -18,10 +18,6 @@ CLOSE = {"check_exact": False, "rtol": 1e-9}
 def ran(result):
     """``result`` run first: outputs shaped by the values get their metadata when they run."""
     return result.execute()
-
-
-def lazy(pobj, cs):
-    return md.DataFrame(pobj, chunk_size=cs) if isinstance(pobj, pd.DataFrame) else md.Series(pobj, chunk_size=cs)
 
 
 def sales(n: int = N) -> pd.DataFrame:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from df_testing import assert_eq, partitionings
+from df_testing import assert_eq, partitionings, lazy
 
-import mars.dataframe as md
 import mars.tensor as mt
 from mars.dataframe import uniques
 from mars.tensor.core import Tensor
@@ -44,14 +43,6 @@ def plan(request, monkeypatch):
     if request.param == "shuffle":
         monkeypatch.setattr(uniques, "TREE_MAX_ROWS", 0)
     return request.param
-
-
-def lazy(obj, chunk_size):
-    if isinstance(obj, pd.DataFrame):
-        return md.DataFrame(obj, chunk_size=chunk_size)
-    if isinstance(obj, pd.Series):
-        return md.Series(obj, chunk_size=chunk_size)
-    return md.Index(obj, chunk_size=chunk_size)
 
 
 def assert_array(result, expected):
