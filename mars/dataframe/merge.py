@@ -47,7 +47,7 @@ from .core import DataFrame, PandasData, PandasOperator, Series, nsplits_of
 from .datasource import from_pandas
 from .map import map_partitions
 from .meta import empty_meta, fake
-from .rows import known_rows, single_chunk
+from .rows import renumber_rows, known_rows, single_chunk
 from .shuffle import ConcatPieces, split_by_codes
 
 __all__ = ["merge"]
@@ -553,6 +553,15 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int])
     """The merged partitions in the result's dtypes, numbered across partitions."""
     out = op.outputs[0]
     numbered = _numbered(op.kwargs)
+    plain = all(isinstance(d, np.dtype) and d.kind in "biufc" for d in out.meta.dtypes)
+    if numbered and plain and op.kwargs["how"] == "inner" and not op.kwargs.get("indicator"):
+        # an inner join of columns adds no missing values, so plain numeric dtypes are the same in
+        # every partition and as the metadata says (others, e.g. datetimes' units, are checked below):
+        # only the index needs numbering, which a chain of row counts does without a tiling stage
+        for c in merged:
+            c.meta = out.meta
+        chunks, nsplits = renumber_rows(merged, out.meta)
+        return Tiled(chunks, nsplits)
     names = _index_names(op, lrows, rrows)
     info_chunks = [MergeInfo(position=None, bounds=None).new_chunk([c], index=(i,), shape=(), meta=None)
                    for i, c in enumerate(merged)]

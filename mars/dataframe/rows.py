@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 from typing import Any, Generator, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..core.entity import has_unknown
@@ -127,3 +128,64 @@ def single_chunk(data: Any) -> Any:
 
 def rewrap(data: Any) -> Any:
     return wrap(data)
+
+
+# ----------------------------------------------------------------- a RangeIndex across partitions
+class RenumberRows(PandasOperator):
+    """A chunk given the ``RangeIndex`` from ``start`` by ``step`` (rows numbered across chunks).
+
+    With ``start=None`` the start is the second input's value: the rows of
+    the chunks before this one, counted when they ran (see :func:`renumber_rows`).
+    """
+
+    params = ("start", "step", "name")
+    fusible = True
+
+    def execute(self, df: Any, offset: Any = None) -> Any:
+        start = self.start if self.start is not None else int(offset) * self.step
+        index = pd.RangeIndex(start, start + len(df) * self.step, self.step, name=self.name)
+        if df.index.equals(index) and df.index.name == self.name:
+            return df
+        return df.set_axis(index, axis=0)
+
+
+class CountRows(PandasOperator):
+    """A chunk's number of rows (what the chunks after it need for their index)."""
+
+    params = ()
+
+    def execute(self, df: Any) -> int:
+        return len(df)
+
+
+class AddRows(PandasOperator):
+    """Rows before chunk ``i + 1``: rows before chunk ``i`` plus chunk ``i``'s own."""
+
+    params = ()
+
+    def execute(self, before: int, count: int) -> int:
+        return int(before) + int(count)
+
+
+def renumber_rows(chunks: list, meta: Any) -> tuple[list, tuple]:
+    """``chunks`` (each indexed from 0) numbered ``0..n-1`` across, and the nsplits (sizes unknown until run).
+
+    Each chunk's start is the running count of the rows before it: a chain of
+    tiny ops on the chunks' row counts, not a tiling stage, so chunks are
+    parsed, numbered and consumed one after another and the whole never has
+    to sit in memory.
+    """
+    out, before = [], None
+    for i, c in enumerate(chunks):
+        shape = chunk_shape_of(meta, np.nan)
+        if before is None:
+            out.append(RenumberRows(start=0, step=1, name=None).new_chunk([c], index=chunk_index_of(meta, i),
+                                                                          shape=shape, meta=meta))
+        else:
+            out.append(RenumberRows(start=None, step=1, name=None).new_chunk(
+                [c, before], index=chunk_index_of(meta, i), shape=shape, meta=meta))
+        if i + 1 < len(chunks):
+            count = CountRows().new_chunk([c], index=(i,), shape=(), meta=None)
+            before = count if before is None else AddRows().new_chunk([before, count], index=(i,), shape=(),
+                                                                      meta=None)
+    return out, nsplits_of(meta, (np.nan,) * len(chunks))

@@ -48,8 +48,8 @@ from .source import (
     expand_paths,
     file_token,
     parse_bytes,
-    renumber_rows,
 )
+from ..rows import renumber_rows
 
 __all__ = ["read_csv"]
 
@@ -228,7 +228,14 @@ class ReadCSVRange(PandasOperator):
         def parse(kw: dict) -> pd.DataFrame:
             return _parse(io.BufferedReader(_RangeFile(self.path, *span), 1 << 20), kw, self.columns, where)
 
-        return conform(parse(kwargs), self.meta, where, lambda dtypes: parse(_with_dtypes(kwargs, dtypes)))
+        try:
+            return conform(parse(kwargs), self.meta, where, lambda dtypes: parse(_with_dtypes(kwargs, dtypes)))
+        except ValueError as e:
+            if "chunk_bytes=None" in str(e):
+                raise
+            # a range that starts inside a quoted value with line breaks parses as other columns
+            raise ValueError(f"{e}; or, if quoted values in this file hold line breaks, a chunk boundary fell "
+                             "inside one: pass chunk_bytes=None to read each file whole") from e
 
     def _span(self, term: bytes) -> tuple[bytes, int, int] | None:
         """(header bytes to put first, first byte, end byte) of the lines to read; None when there are none."""

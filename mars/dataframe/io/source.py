@@ -7,9 +7,10 @@ the first ``n`` rows, or ``None`` when the source cannot narrow itself.
 
 A source whose rows get pandas' default index (``0..n-1`` across all chunks
 and files) has each chunk parsed with its own ``0..k-1`` index first; the
-row counts are learnt in a tiling stage and :class:`RenumberRows` shifts each
-chunk's index by the rows before it (cheap: a new ``RangeIndex`` on a
-shallow copy).
+row counts are learnt (a tiling stage where they are cheap to know, as for
+Parquet footers; a chain of counts for CSV, see
+:func:`mars.dataframe.rows.renumber_rows`) and :class:`RenumberRows` shifts
+each chunk's index by the rows before it (a new ``RangeIndex`` on a shallow copy).
 
 Chunks are parsed independently, so one may come out with another dtype than
 the metadata inferred from a sample (a column all missing in this chunk, ints
@@ -29,7 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core import PandasOperator, chunk_index_of, chunk_shape_of, nsplits_of
+from ..core import PandasOperator, chunk_index_of, chunk_shape_of
+from ..rows import RenumberRows
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
@@ -113,42 +115,6 @@ def checked_columns(meta: pd.DataFrame, columns: Sequence) -> list | None:
     return columns
 
 
-class RenumberRows(PandasOperator):
-    """A chunk given the ``RangeIndex`` from ``start`` by ``step`` (rows numbered across chunks).
-
-    With ``start=None`` the start is the second input's value: the rows of
-    the chunks before this one, counted when they ran (see :func:`renumber_rows`).
-    """
-
-    params = ("start", "step", "name")
-    fusible = True
-
-    def execute(self, df: Any, offset: Any = None) -> Any:
-        start = self.start if self.start is not None else int(offset) * self.step
-        index = pd.RangeIndex(start, start + len(df) * self.step, self.step, name=self.name)
-        if df.index.equals(index) and df.index.name == self.name:
-            return df
-        return df.set_axis(index, axis=0)
-
-
-class CountRows(PandasOperator):
-    """A chunk's number of rows (what the chunks after it need for their index)."""
-
-    params = ()
-
-    def execute(self, df: Any) -> int:
-        return len(df)
-
-
-class AddRows(PandasOperator):
-    """Rows before chunk ``i + 1``: rows before chunk ``i`` plus chunk ``i``'s own."""
-
-    params = ()
-
-    def execute(self, before: int, count: int) -> int:
-        return int(before) + int(count)
-
-
 def numbered(chunks: list, rows: Sequence[int], meta: Any, start: int = 0, step: int = 1, name: Any = None) -> list:
     """``chunks`` (``rows`` each) renumbered so the index runs from ``start`` by ``step`` across them."""
     out = []
@@ -163,30 +129,6 @@ def count_rows(chunks: list) -> Generator[Any, Any, list[int]]:
     """For generator ``tile()``s: the row counts of ``chunks``, running them first (a tiling stage)."""
     yield chunks
     return [int(c.shape[0]) for c in chunks]
-
-
-def renumber_rows(chunks: list, meta: Any) -> tuple[list, tuple]:
-    """``chunks`` (each indexed from 0) numbered ``0..n-1`` across, and the nsplits (sizes unknown until run).
-
-    Each chunk's start is the running count of the rows before it: a chain of
-    tiny ops on the chunks' row counts, not a tiling stage, so chunks are
-    parsed, numbered and consumed one after another and the whole never has
-    to sit in memory.
-    """
-    out, before = [], None
-    for i, c in enumerate(chunks):
-        shape = chunk_shape_of(meta, np.nan)
-        if before is None:
-            out.append(RenumberRows(start=0, step=1, name=None).new_chunk([c], index=chunk_index_of(meta, i),
-                                                                          shape=shape, meta=meta))
-        else:
-            out.append(RenumberRows(start=None, step=1, name=None).new_chunk(
-                [c, before], index=chunk_index_of(meta, i), shape=shape, meta=meta))
-        if i + 1 < len(chunks):
-            count = CountRows().new_chunk([c], index=(i,), shape=(), meta=None)
-            before = count if before is None else AddRows().new_chunk([before, count], index=(i,), shape=(),
-                                                                      meta=None)
-    return out, nsplits_of(meta, (np.nan,) * len(chunks))
 
 
 # ----------------------------------------------------------------- chunks agreeing with the metadata
