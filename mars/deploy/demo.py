@@ -40,13 +40,18 @@ def dataframe_job(a: mt.Tensor) -> None:
 
     from .. import dataframe as md
 
-    start = time.perf_counter()
-    sums = md.DataFrame(a).sum().execute()
-    elapsed = time.perf_counter() - start
-    result = sums.fetch()
+    times = []
+    for _ in range(2):  # the first run includes the workers loading pandas
+        start = time.perf_counter()
+        sums = md.DataFrame(a).sum().execute()
+        times.append(time.perf_counter() - start)
+        result = sums.fetch()
+        del sums
+        time.sleep(0.3)  # the dropped result is released on the cluster: the next run computes it again
     expected = pd.DataFrame(a.fetch()).sum()
     pd.testing.assert_series_equal(result, expected)
-    print(f"md.DataFrame(a).sum(): {elapsed:.2f} s on the cluster (matches pandas); "
+    print(f"md.DataFrame(a).sum(): {times[1]:.2f} s on the cluster (the first run, workers loading pandas: "
+          f"{times[0]:.2f} s); matches pandas; "
           f"a Series of {len(result)} column sums, the first {np.round(result.iloc[:3].to_numpy(), 2).tolist()}")
 
 
