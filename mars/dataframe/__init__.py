@@ -17,10 +17,11 @@ from .map import map_partitions
 from .rows import rechunk_rows
 
 # each family adds its methods to DataFrame / Series / Index when imported
-from . import arithmetic, reductions, uniques, basic, indexing, accessors, window, apply  # noqa: E402
+from . import arithmetic, reductions, uniques, basic, indexing, sample, accessors, window, apply  # noqa: E402
 from .groupby import *  # noqa: E402
 from .merge import *  # noqa: E402
 from .concat import *  # noqa: E402
 from .sort import *  # noqa: E402
 from .reshape import *  # noqa: E402
+from .pivot import *  # noqa: E402
 from .io import *  # noqa: E402
