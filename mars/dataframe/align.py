@@ -40,8 +40,8 @@ def _index_chunks(data: Any) -> list:
     return [ChunkIndex().new_chunk([c], index=(i,), shape=(c.shape[0],), meta=meta) for i, c in enumerate(data.chunks)]
 
 
-def align_chunks(datas: Sequence[Any], how: str = "outer") -> Generator[Any, Any, list[tuple[list, tuple, Any]]]:
-    """Per input: chunks, row splits and meta (None: unchanged), with the same rows in the same partitions."""
+def fetch_indexes(datas: Sequence[Any]) -> Generator[Any, Any, list[pd.Index]]:
+    """For generator ``tile()``s: the whole index of each of ``datas``, computed and fetched (indexes only)."""
     for d in datas:
         yield from known_rows(d)
     per_input = [_index_chunks(d) for d in datas]
@@ -51,6 +51,12 @@ def align_chunks(datas: Sequence[Any], how: str = "outer") -> Generator[Any, Any
         parts = values[start:start + len(chunks)]
         start += len(chunks)
         indexes.append(parts[0].append(parts[1:]) if len(parts) > 1 else parts[0])
+    return indexes
+
+
+def align_chunks(datas: Sequence[Any], how: str = "outer") -> Generator[Any, Any, list[tuple[list, tuple, Any]]]:
+    """Per input: chunks, row splits and meta (None: unchanged), with the same rows in the same partitions."""
+    indexes = yield from fetch_indexes(datas)
     first = datas[0]
     if all(ix.equals(indexes[0]) for ix in indexes[1:]):
         splits = row_splits(first)

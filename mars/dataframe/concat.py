@@ -22,10 +22,10 @@ from typing import Any, Generator, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.operator import Fetch, Tiled
+from ..core.operator import Tiled
 from ..core.tiling import recursive_tile
 from ..tensor.chunks import offsets
-from .align import ChunkIndex
+from .align import fetch_indexes
 from .core import DataFrame, PandasData, PandasOperator, Series, chunk_index_of, chunk_shape_of, nsplits_of
 from .datasource import from_pandas
 from .map import map_partitions
@@ -153,16 +153,7 @@ def _wrap(data: PandasData) -> Any:
 
 def _target_index(datas: Sequence[PandasData], join: str, sort: Any) -> Generator[Any, Any, tuple]:
     """The result's index (pandas' union or intersection of the inputs') and its partition sizes."""
-    for d in datas:
-        yield from known_rows(d)
-    per_input = [[ChunkIndex().new_chunk([c], index=(i,), shape=(c.shape[0],), meta=d.meta.index)
-                  for i, c in enumerate(d.chunks)] for d in datas]
-    values = yield Fetch([c for chunks in per_input for c in chunks])
-    indexes, at = [], 0
-    for chunks in per_input:
-        parts = values[at:at + len(chunks)]
-        at += len(chunks)
-        indexes.append(parts[0].append(parts[1:]) if len(parts) > 1 else parts[0])
+    indexes = yield from fetch_indexes(datas)
     target = pd.concat([pd.DataFrame(index=ix) for ix in indexes], axis=1, join=join, sort=sort).index
     first = datas[0]
     if target.equals(indexes[0]):

@@ -144,7 +144,7 @@ class RenumberRows(PandasOperator):
     def execute(self, df: Any, offset: Any = None) -> Any:
         start = self.start if self.start is not None else int(offset) * self.step
         index = pd.RangeIndex(start, start + len(df) * self.step, self.step, name=self.name)
-        if df.index.equals(index) and df.index.name == self.name:
+        if isinstance(df.index, pd.RangeIndex) and df.index.equals(index) and df.index.name == self.name:
             return df
         return df.set_axis(index, axis=0)
 
@@ -167,14 +167,28 @@ class AddRows(PandasOperator):
         return int(before) + int(count)
 
 
+def numbered(chunks: list, rows: Sequence[int], meta: Any, start: int = 0, step: int = 1, name: Any = None) -> list:
+    """``chunks`` (``rows`` each) renumbered so the index runs from ``start`` by ``step`` across them."""
+    out = []
+    for i, (c, n) in enumerate(zip(chunks, rows)):
+        op = RenumberRows(start=start, step=step, name=name)
+        out.append(op.new_chunk([c], index=chunk_index_of(meta, i), shape=chunk_shape_of(meta, n), meta=meta))
+        start += n * step
+    return out
+
+
 def renumber_rows(chunks: list, meta: Any) -> tuple[list, tuple]:
     """``chunks`` (each indexed from 0) numbered ``0..n-1`` across, and the nsplits (sizes unknown until run).
 
     Each chunk's start is the running count of the rows before it: a chain of
     tiny ops on the chunks' row counts, not a tiling stage, so chunks are
     parsed, numbered and consumed one after another and the whole never has
-    to sit in memory.
+    to sit in memory. Chunks whose sizes are known already are numbered
+    directly.
     """
+    rows = [c.shape[0] for c in chunks]
+    if not has_unknown(rows):
+        return numbered(chunks, rows, meta), nsplits_of(meta, rows)
     out, before = [], None
     for i, c in enumerate(chunks):
         shape = chunk_shape_of(meta, np.nan)
@@ -189,3 +203,22 @@ def renumber_rows(chunks: list, meta: Any) -> tuple[list, tuple]:
             before = count if before is None else AddRows().new_chunk([before, count], index=(i,), shape=(),
                                                                       meta=None)
     return out, nsplits_of(meta, (np.nan,) * len(chunks))
+
+
+class Renumbered(PandasOperator):
+    """``obj`` with a default ``RangeIndex`` running across its partitions (``ignore_index=True``)."""
+
+    params = ()
+
+    @classmethod
+    def tile(cls, op: Renumbered) -> Tiled:
+        data, out = op.inputs[0], op.outputs[0]
+        chunks, nsplits = renumber_rows(list(data.chunks), out.meta)
+        return Tiled(chunks, nsplits)
+
+
+def renumbered(obj: Any) -> Any:
+    """``obj`` numbered ``0..n-1`` across its partitions, whatever its index was."""
+    data = as_data(obj)
+    meta = data.meta.set_axis(pd.RangeIndex(0), axis=0)
+    return Renumbered().new_pandas([data], meta, data.shape, partitioning=None)

@@ -46,7 +46,7 @@ from .map import Whole, map_partitions
 from .meta import empty_meta, infer
 from .reduction import tree_reduce
 from .reductions import Gather, Reducer, run_reducer
-from .rows import known_rows
+from .rows import renumbered
 from .shuffle import ConcatPieces, HashSplit
 
 __all__: list[str] = []
@@ -356,7 +356,7 @@ def _drop_duplicates(self: Any, subset: Any = None, *, keep: Any = "first", inpl
     """
     result = distinct(self, subset, keep)
     if ignore_index:
-        result = renumber(result)
+        result = renumbered(result)
     if inplace:
         self.data = result.data
         return None
@@ -397,31 +397,6 @@ def _index_duplicated(self: Index, keep: Any = "first") -> Any:
     """Whether each label repeats another: a boolean tensor (pandas gives an array)."""
     return distinct(self, None, keep, mask=True).to_tensor()
 
-
-class Renumber(PandasOperator):
-    """A default RangeIndex over all partitions (``ignore_index``): each partition gets its own range."""
-
-    params = ("start",)
-    fusible = True
-
-    @classmethod
-    def tile(cls, op: Renumber) -> Generator[Any, Any, Tiled]:
-        data, out = op.inputs[0], op.outputs[0]
-        rows = yield from known_rows(data)
-        chunks, start = [], 0
-        for c, n in zip(data.chunks, rows):
-            chunks.append(Renumber(start=start).new_chunk([c], index=c.index, shape=c.shape, meta=out.meta))
-            start += int(n)
-        return Tiled(chunks, data.nsplits)
-
-    def execute(self, value: Any) -> Any:
-        return value.set_axis(pd.RangeIndex(self.start, self.start + len(value)), axis=0)
-
-
-def renumber(obj: Any) -> Any:
-    data = as_data(obj)
-    meta = data.meta.set_axis(pd.RangeIndex(0), axis=0)
-    return Renumber(start=0).new_pandas([data], meta, data.shape, partitioning=None)
 
 
 class ToValues(TensorOperator):

@@ -36,9 +36,9 @@ from .source import (
     count_rows,
     expand_paths,
     file_token,
-    numbered,
     parse_bytes,
 )
+from ..rows import numbered
 
 __all__ = ["read_parquet"]
 

@@ -30,8 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core import PandasOperator, chunk_index_of, chunk_shape_of
-from ..rows import RenumberRows
+from ..core import PandasOperator
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
@@ -115,14 +114,6 @@ def checked_columns(meta: pd.DataFrame, columns: Sequence) -> list | None:
     return columns
 
 
-def numbered(chunks: list, rows: Sequence[int], meta: Any, start: int = 0, step: int = 1, name: Any = None) -> list:
-    """``chunks`` (``rows`` each) renumbered so the index runs from ``start`` by ``step`` across them."""
-    out = []
-    for i, (c, n) in enumerate(zip(chunks, rows)):
-        op = RenumberRows(start=start, step=step, name=name)
-        out.append(op.new_chunk([c], index=chunk_index_of(meta, i), shape=chunk_shape_of(meta, n), meta=meta))
-        start += n * step
-    return out
 
 
 def count_rows(chunks: list) -> Generator[Any, Any, list[int]]:

@@ -30,7 +30,8 @@ import sqlalchemy as sa
 from ...core.operator import Tiled
 from ..core import DataFrame, PandasOperator, chunk_index_of, chunk_shape_of, nsplits_of
 from ..datasource import auto_rows
-from .source import SourceOp, checked_columns, conform, count_rows, numbered
+from ..rows import numbered
+from .source import SourceOp, checked_columns, conform, count_rows
 
 __all__ = ["read_sql", "read_sql_query", "read_sql_table"]
 
