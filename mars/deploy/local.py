@@ -40,6 +40,9 @@ def _node_main(role: str) -> None:
 
 
 def _run_node(role: str, config: dict, ready_fd: int) -> None:
+    from .oscar.logconf import configure_logging
+
+    configure_logging(config.get("logging") or {})  # the node's console, and its records for the dashboard
     loop = new_event_loop(config.get("oscar", {}).get("use_uvloop", "auto"))
     try:
         loop.run_until_complete(_serve(role, config, ready_fd))

@@ -38,3 +38,10 @@ class TaskCancelled(ServiceError):
 
 class WorkerLost(ServiceError):
     """A worker that held or was computing data went away."""
+
+
+class NodeNotFound(ServiceError, KeyError):
+    """A call named a worker or supervisor that the cluster does not know."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "node not found"

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from ...services.cluster.diagnostics import install_log_ring
 from .config import ConfigError
 
 
@@ -34,7 +35,7 @@ def configure_logging(cfg: Mapping[str, Any], level_given: bool = False) -> None
     Examples
     --------
     >>> configure_logging({"level": "ERROR", "format": "%(levelname)s %(message)s", "conf": None})
-    >>> logging.getLogger().level == logging.ERROR
+    >>> logging.getLogger().handlers[0].level == logging.ERROR   # the console; the dashboard's ring keeps INFO
     True
     """
     level = cfg.get("level") or "WARNING"
@@ -42,9 +43,11 @@ def configure_logging(cfg: Mapping[str, Any], level_given: bool = False) -> None
         apply_logging_conf(cfg["conf"])
         if level_given:
             logging.getLogger().setLevel(level)
-        return
-    # force: the process may have logged (and so configured a handler) before its flags were read
-    logging.basicConfig(level=level, format=cfg.get("format") or logging.BASIC_FORMAT, force=True)
+    else:
+        # force: the process may have logged (and so configured a handler) before its flags were read
+        logging.basicConfig(level=level, format=cfg.get("format") or logging.BASIC_FORMAT, force=True)
+    # the dashboard shows a node's recent INFO records whatever the console shows
+    install_log_ring(capture_info=True)
 
 
 def apply_logging_conf(path: str | os.PathLike[str]) -> None:

@@ -28,6 +28,7 @@ import psutil
 
 from ... import oscar as mo
 from ...services.cluster.core import WorkerInfo
+from ...services.cluster.diagnostics import DIAGNOSTICS_UID, DiagnosticsActor
 from ...services.cluster.resources import parse_memory_limit, parse_n_cpu
 from ...services.cluster.supervisor import CLUSTER_UID, ClusterManagerActor
 from ...services.cluster.worker import WORKER_CLUSTER_UID, WorkerHeartbeatActor
@@ -139,7 +140,7 @@ class SupervisorNode:
         if self.web is not None:
             await self.web.stop()
             self.web = None
-        await _destroy_quietly(self.pool.external_address, (SESSION_MANAGER_UID, CLUSTER_UID))
+        await _destroy_quietly(self.pool.external_address, (SESSION_MANAGER_UID, CLUSTER_UID, DIAGNOSTICS_UID))
         await self.pool.stop()
 
 
@@ -172,6 +173,7 @@ async def start_supervisor(config: dict) -> SupervisorNode:
     try:
         await mo.create_actor(ClusterManagerActor, float(cluster_cfg.get("worker_timeout", 10.0)),
                               uid=CLUSTER_UID, address=pool.external_address)
+        await mo.create_actor(DiagnosticsActor, "main", uid=DIAGNOSTICS_UID, address=pool.external_address)
         await mo.create_actor(SessionManagerActor, TaskConfig(
             no_worker_timeout=float(task_cfg.get("no_worker_timeout", 60.0)),
             no_worker_warning=float(task_cfg.get("no_worker_warning", 2.0))),
@@ -205,7 +207,8 @@ class WorkerNode:
 
     async def stop(self) -> None:
         # heartbeats stop first, so supervisors see the worker go; storage unlinks its segments
-        await _destroy_quietly(self.pool.external_address, (WORKER_CLUSTER_UID, EXECUTION_UID, STORAGE_UID))
+        await _destroy_quietly(self.pool.external_address,
+                               (WORKER_CLUSTER_UID, EXECUTION_UID, STORAGE_UID, DIAGNOSTICS_UID))
         await self.pool.stop()
 
 
@@ -257,6 +260,11 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     ios = [s.address for s in pool.sub_pools if s.label.startswith("io-")]
     store = ChunkStore()
     await mo.create_actor(StorageActor, prefix, store, uid=STORAGE_UID, address=address)
+    # sub pools are the node's own processes: their rings keep INFO records too
+    shown = _console_level(config)
+    await asyncio.gather(mo.create_actor(DiagnosticsActor, "main", uid=DIAGNOSTICS_UID, address=address),
+                         *[mo.create_actor(DiagnosticsActor, s.label, True, shown, uid=DIAGNOSTICS_UID,
+                                           address=s.address) for s in pool.sub_pools])
     if slots:
         slot_refs = await asyncio.gather(
             *[mo.create_actor(SlotRunnerActor, prefix, uid=SLOT_RUNNER_UID, address=a) for a in slots])
@@ -267,7 +275,8 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     await asyncio.gather(*[mo.create_actor(TransferActor, address, uid=TRANSFER_UID, address=a) for a in ios])
     await mo.create_actor(ExecutionActor, list(slot_refs), store, _advertised(address, advertise),
                           uid=EXECUTION_UID, address=address)
-    pool.on_process_recover = _recreate_actors(prefix, address, set(slots), set(ios))
+    labels = {s.address: s.label for s in pool.sub_pools}
+    pool.on_process_recover = _recreate_actors(prefix, address, set(slots), set(ios), labels, shown)
     info = WorkerInfo(address=_advertised(address, advertise), n_cpu=n_cpu, memory_limit=memory_limit, pid=os.getpid(),
                       hostname=socket.gethostname(), slot_addresses=slots or [address],
                       io_addresses=[_advertised(a, advertise) for a in ios],
@@ -277,10 +286,18 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     return WorkerNode(pool, info, prefix)
 
 
-def _recreate_actors(prefix: str, main: str, slots: set[str], ios: set[str]) -> Any:
+def _console_level(config: dict) -> str:
+    """The level a node's consoles show (``--log-level``); its sub pools' too."""
+    return str((config.get("logging") or {}).get("level") or "WARNING").upper()
+
+
+def _recreate_actors(prefix: str, main: str, slots: set[str], ios: set[str], labels: dict[str, str],
+                     shown_level: str) -> Any:
     """A sub pool that crashed comes back empty: its slot runner or transfer actor is made again."""
 
     async def recreate(address: str) -> None:
+        await mo.create_actor(DiagnosticsActor, labels.get(address, "sub"), True, shown_level,
+                              uid=DIAGNOSTICS_UID, address=address)
         if address in slots:
             await mo.create_actor(SlotRunnerActor, prefix, uid=SLOT_RUNNER_UID, address=address)
         elif address in ios:

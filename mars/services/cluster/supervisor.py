@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import time
 from collections.abc import Callable
 
+import psutil
+
 from ... import oscar as mo
 from .core import Membership, WorkerInfo, WorkerStats, WorkerStatus
+from .resources import ProcessTreeMonitor
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +57,8 @@ class ClusterManagerActor(mo.Actor):
         self._check_interval = check_interval
         self._changed = asyncio.Event()
         self._checker: asyncio.Task | None = None
+        self._monitor: ProcessTreeMonitor | None = None
+        self._started = time.time()
 
     async def __post_create__(self) -> None:
         self._checker = asyncio.get_running_loop().create_task(self._check_loop())
@@ -99,6 +106,15 @@ class ClusterManagerActor(mo.Actor):
         """The alive workers (and the lost ones too with ``include_lost``), in the order they joined."""
         self._check()
         return self._membership.all() if include_lost else self._membership.alive()
+
+    def supervisor_info(self) -> dict:
+        """This supervisor's own process, for the dashboard: who it is and its CPU and memory use."""
+        if self._monitor is None:
+            self._monitor = ProcessTreeMonitor(os.getpid(), os.cpu_count() or 1, psutil.virtual_memory().total)
+        cpu, memory = self._monitor.sample()
+        return {"address": self.address, "state": "alive", "hostname": socket.gethostname(), "pid": os.getpid(),
+                "started": self._started, "n_cpu": self._monitor.n_cpu, "cpu_usage": cpu, "memory_used": memory,
+                "memory_total": self._monitor.memory_limit, "error": None}
 
     def get_version(self) -> int:
         """The membership version: it grows on every join and every loss."""

@@ -139,8 +139,32 @@ class SessionAPI:
         """The client dropped its objects holding these chunks: one reference each goes."""
         await self._call(session_id, "release", keys)
 
-    async def get_workers(self) -> list[dict]:
-        """The cluster's workers as JSON-able dicts (see the cluster service)."""
-        from ..cluster.api import ClusterAPI
+    async def get_task_graph(self, session_id: str, task_id: str, level: str) -> dict:
+        """A task's graph at ``level`` ("tileable" or "subtask"), each node with its state (the dashboard's)."""
+        return await self._call(session_id, "get_graph", task_id, level)
 
-        return [w.to_json() for w in await ClusterAPI(self.supervisors[0]).get_workers(include_lost=True)]
+    # ------------------------------------------------------------------ the cluster, for the dashboard
+    def _view(self) -> Any:
+        from ..cluster.nodes import ClusterView
+
+        return ClusterView(self.supervisors)
+
+    async def get_workers(self) -> list[dict]:
+        """The cluster's workers, alive and lost, as JSON-able dicts (see the cluster service)."""
+        return await self._view().workers()
+
+    async def get_worker(self, address: str) -> dict:
+        """One worker's figures; NodeNotFound when the cluster does not know it."""
+        return await self._view().worker(address)
+
+    async def get_cluster(self) -> dict:
+        """Supervisors and workers with their figures, in one answer."""
+        return await self._view().overview(await self.list_sessions())
+
+    async def get_node_logs(self, kind: str, address: str, limit: int) -> dict:
+        """The newest log records of a node's processes (``kind``: "worker" or "supervisor")."""
+        return await self._view().logs(kind, address, limit)
+
+    async def get_node_stacks(self, kind: str, address: str) -> dict:
+        """The stacks of every thread in a node's processes (``kind``: "worker" or "supervisor")."""
+        return await self._view().stacks(kind, address)

@@ -30,8 +30,10 @@ from ...core.options import options
 from ...core.tiling import Tiler
 from ...serialization import deserialize, serialize
 from ..cluster.core import ALIVE, WorkerInfo, WorkerStatus
-from ..errors import DataNotFound, SessionNotFound, TaskCancelled, TaskNotFound
+from ..cluster.diagnostics import install_log_ring, thread_stacks
+from ..errors import DataNotFound, NodeNotFound, SessionNotFound, TaskCancelled, TaskNotFound
 from ..task.api import ChunkResult, TaskInfo, TaskStatus, TileableResult
+from ..task.graphview import TaskGraph
 
 #: target chunks smaller than this travel inside the final TaskInfo
 INLINE_LIMIT = 64 * 1024
@@ -84,6 +86,7 @@ class _MockSession:
         self.store: dict[str, Any] = {}
         self.refs: dict[str, int] = {}
         self.tasks: dict[str, TaskInfo] = {}
+        self.graphs: dict[str, TaskGraph] = {}
         self.done: dict[str, asyncio.Future] = {}
         self.cancels: dict[str, threading.Event] = {}
         # runs share the store: one at a time, as a worker slot would take them
@@ -272,6 +275,7 @@ class MockSessionAPI:
         info.tileable_progress = {d.key: 0.0 for d in datas}
         loop = asyncio.get_running_loop()
         sess.tasks[task_id] = info
+        sess.graphs[task_id] = TaskGraph(datas)
         sess.done[task_id] = loop.create_future()
         cancel = sess.cancels[task_id] = threading.Event()
         job = loop.run_in_executor(None, sess.run, datas, cancel, _Progress(info))
@@ -294,6 +298,9 @@ class MockSessionAPI:
             info.status = TaskStatus.failed
             info.error = exc
             info.error_traceback = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        graph = sess.graphs.get(info.task_id)
+        if graph is not None:
+            graph.freeze(info.status.value, lambda key: False)
         done = sess.done.get(info.task_id)
         if done is not None and not done.done():
             done.set_result(None)
@@ -325,11 +332,50 @@ class MockSessionAPI:
     async def release(self, session_id: str, keys: list[str]) -> None:
         self._session(session_id).release(keys)
 
+    async def get_task_graph(self, session_id: str, task_id: str, level: str) -> dict:
+        """The task's tileable graph (the mock runs no subtasks on workers: that level is empty)."""
+        info = self._task(session_id, task_id)
+        graph = self._session(session_id).graphs[task_id]
+        return {"task_id": task_id, "session_id": session_id, "status": info.status.value,
+                **graph.to_json(level, info.status.value, lambda key: False)}
+
     async def get_workers(self) -> list[dict]:
         """One worker, this process, in the cluster service's JSON shape."""
         n_cpu = options.effective_threads()
         info = WorkerInfo("mock-worker", n_cpu, 0, os.getpid(), socket.gethostname(), started=self._started)
         return [WorkerStatus(info, None, ALIVE, last_heartbeat=time.time()).to_json()]
+
+    async def get_worker(self, address: str) -> dict:
+        for w in await self.get_workers():
+            if w["address"] == address:
+                return w
+        raise NodeNotFound(f"no worker {address!r} in this cluster (see GET /api/cluster/workers)")
+
+    async def get_cluster(self) -> dict:
+        workers = await self.get_workers()
+        supervisors = [{"address": a, "state": "alive", "hostname": socket.gethostname(), "pid": os.getpid(),
+                        "started": self._started, "n_cpu": os.cpu_count(), "cpu_usage": None, "memory_used": None,
+                        "memory_total": None, "n_sessions": len(self._sessions), "error": None}
+                       for a in self.supervisors]
+        return {"time": time.time(), "supervisors": supervisors, "workers": workers,
+                "n_workers": {"alive": len(workers), "lost": 0}}
+
+    async def _node(self, kind: str, address: str) -> None:
+        known = self.supervisors if kind == "supervisor" else [w["address"] for w in await self.get_workers()]
+        if address not in known:
+            raise NodeNotFound(f"no {kind} {address!r} in this cluster")
+
+    async def get_node_logs(self, kind: str, address: str, limit: int) -> dict:
+        """This process's log records: the mock's every node is this process."""
+        await self._node(kind, address)
+        records = [{"time": t, "level": level, "logger": name, "message": message, "process": "main",
+                    "pid": os.getpid()} for t, level, name, message in install_log_ring().tail(limit)]
+        return {"address": address, "records": records, "errors": []}
+
+    async def get_node_stacks(self, kind: str, address: str) -> dict:
+        await self._node(kind, address)
+        process = {"process": "main", "address": address, "pid": os.getpid(), "threads": thread_stacks()}
+        return {"address": address, "time": time.time(), "processes": [process], "errors": []}
 
 
 def _snapshot(info: TaskInfo) -> TaskInfo:

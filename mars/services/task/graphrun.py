@@ -38,6 +38,7 @@ class GraphRun:
         self.future: asyncio.Future = asyncio.get_running_loop().create_future()
         self.placed: dict[int, str] = {}
         self.chained = False
+        self.view = proc.task_graph(task).add_run(base, subtasks)
 
     @property
     def total(self) -> int:
@@ -110,6 +111,7 @@ class GraphRun:
     def _spec(self, i: int, address: str, placer: Any) -> SubtaskSpec:
         st = self.state.subtasks[i]
         self.placed[i] = address
+        self.view.scheduled(i, address)
         remote = {}
         for k in st.input_keys:
             m = self.proc.meta.get(k)
@@ -121,7 +123,9 @@ class GraphRun:
 
     def on_report(self, report: SubtaskReport) -> tuple[list[int], list[str]]:
         """Record a finished subtask; returns (ready subtasks, keys to free)."""
+        i = report.index - self.base
         if report.error is not None:
+            self.view.finished(i, False)
             if not self.future.done():
                 self.task.error_traceback = report.traceback
                 self.future.set_exception(report.error)
@@ -133,7 +137,8 @@ class GraphRun:
         if self.future.done():  # the run failed or was cancelled meanwhile: what it made goes
             return [], [o.key for o in report.outputs if o.key in self.state.owned]
         self.task.n_finished += 1
-        ready, free = self.state.complete(report.index - self.base)
+        self.proc.task_graph(self.task).subtask_done(self.view, i, self.state.subtasks[i])
+        ready, free = self.state.complete(i)
         if self.chained:
             ready = []  # sent already, with the rest of the chain
         if self.state.is_finished:

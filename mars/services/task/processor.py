@@ -35,6 +35,7 @@ from ..storage.api import fetch_values
 from ..storage.worker import STORAGE_UID
 from .api import ChunkResult, TaskInfo, TaskStatus, TileableResult
 from .graphrun import GraphRun
+from .graphview import TaskGraph
 
 logger = logging.getLogger(__name__)
 _task_order = itertools.count()
@@ -69,6 +70,7 @@ class TaskRecord:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     next_index: int = 0
     cancelled: bool = False
+    graph: TaskGraph | None = None
 
 
 class SessionProcessor:
@@ -94,6 +96,7 @@ class SessionProcessor:
     # ------------------------------------------------------------------ tasks
     def submit(self, targets: list[TileableData]) -> str:
         task = TaskRecord(uuid.uuid4().hex[:16], list(targets))
+        task.graph = TaskGraph(task.targets)
         self.tasks[task.task_id] = task
         self._spawn(self._run_task(task))
         if self._watcher is None or self._watcher.done():
@@ -179,6 +182,16 @@ class SessionProcessor:
             out[t.key] = sum(1 for c in chunks if c.key in self.meta) / len(chunks) if chunks else 0.0
         return out
 
+    def task_graph(self, task: TaskRecord) -> TaskGraph:
+        assert task.graph is not None, "a task's graph is made when it is submitted"
+        return task.graph
+
+    def graph_json(self, task_id: str, level: str) -> dict:
+        """The task's graph at ``level`` ("tileable" or "subtask") with each node's state, for the dashboard."""
+        task = self.task(task_id)
+        out = self.task_graph(task).to_json(level, task.status.value, self.meta.__contains__)
+        return {"task_id": task_id, "session_id": self.session_id, "status": task.status.value, **out}
+
     async def cancel(self, task_id: str) -> None:
         task = self.task(task_id)
         if task.status.is_done:
@@ -209,6 +222,7 @@ class SessionProcessor:
             await self._cancel_on_workers(task)  # what is still queued for it goes
         finally:
             task.end_time = time.time()
+            self.task_graph(task).freeze(task.status.value, self.meta.__contains__)
             task.targets = []  # the tiled graph goes: a session may run thousands of tasks
             await self._free_stage_keys(task)
             self._runs_by_task.pop(task.task_id, None)
@@ -283,6 +297,7 @@ class SessionProcessor:
             await self.free(run.leftovers())
             raise
         finally:
+            run.view.stop()
             self._runs_by_task[task.task_id].remove(run)
 
     # ------------------------------------------------------------------ workers

@@ -50,6 +50,10 @@ class TaskManagerActor(mo.Actor):
         return [self.proc.info(t) for t in self.proc.tasks.values()]
 
     @mo.no_lock
+    def get_graph(self, task_id: str, level: str) -> dict:
+        return self.proc.graph_json(task_id, level)
+
+    @mo.no_lock
     async def cancel_task(self, task_id: str) -> None:
         await self.proc.cancel(task_id)
 

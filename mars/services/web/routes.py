@@ -182,6 +182,15 @@ async def get_task(request: web.Request) -> web.StreamResponse:
     return await _tasks_reply(request, await _api(request).get_task(sid, tid, _wait(request)))
 
 
+@routes.get("/api/sessions/{sid}/tasks/{tid}/graph")
+async def task_graph(request: web.Request) -> web.StreamResponse:
+    sid, tid = request.match_info["sid"], request.match_info["tid"]
+    level = request.query.get("level", "tileable")
+    if level not in ("tileable", "subtask"):
+        raise BadRequest(f"level must be 'tileable' or 'subtask', got {level!r}")
+    return web.json_response(await _api(request).get_task_graph(sid, tid, level))
+
+
 @routes.post("/api/sessions/{sid}/tasks/{tid}/cancel")
 async def cancel_task(request: web.Request) -> web.StreamResponse:
     sid, tid = request.match_info["sid"], request.match_info["tid"]
@@ -212,3 +221,36 @@ async def workers(request: web.Request) -> web.StreamResponse:
 @routes.get("/api/cluster/supervisors")
 async def supervisors(request: web.Request) -> web.StreamResponse:
     return web.json_response(list(request.app[SUPERVISORS_KEY]))
+
+
+@routes.get("/api/cluster")
+async def cluster(request: web.Request) -> web.StreamResponse:
+    return web.json_response(await _api(request).get_cluster())
+
+
+@routes.get("/api/cluster/workers/{address}")
+async def worker(request: web.Request) -> web.StreamResponse:
+    return web.json_response(await _api(request).get_worker(request.match_info["address"]))
+
+
+def _limit(request: web.Request, default: int = 200, most: int = 10_000) -> int:
+    raw = request.query.get("limit", str(default))
+    try:
+        limit = int(raw)
+    except ValueError:
+        raise BadRequest(f"limit must be a whole number of records, got {raw!r}") from None
+    if not 0 <= limit <= most:
+        raise BadRequest(f"limit must be between 0 and {most}, got {limit}")
+    return limit
+
+
+@routes.get("/api/cluster/{kind:workers|supervisors}/{address}/logs")
+async def node_logs(request: web.Request) -> web.StreamResponse:
+    kind, address = request.match_info["kind"][:-1], request.match_info["address"]
+    return web.json_response(await _api(request).get_node_logs(kind, address, _limit(request)))
+
+
+@routes.get("/api/cluster/{kind:workers|supervisors}/{address}/stacks")
+async def node_stacks(request: web.Request) -> web.StreamResponse:
+    kind, address = request.match_info["kind"][:-1], request.match_info["address"]
+    return web.json_response(await _api(request).get_node_stacks(kind, address))

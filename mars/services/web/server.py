@@ -15,6 +15,7 @@ from typing import Any, Awaitable, Callable, Sequence
 from aiohttp import web
 
 from ..session.api import SessionAPI
+from . import dashboard
 from .routes import API_KEY, BODY_LIMIT_KEY, SUPERVISORS_KEY, routes
 from .wire import Unauthorized, WebError, error_json, status_of
 
@@ -106,6 +107,7 @@ async def start_web_server(
     app[SUPERVISORS_KEY] = list(supervisors)
     app[BODY_LIMIT_KEY] = max_body_size
     app.add_routes(routes)
+    app.add_routes(dashboard.routes)
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
     await runner.setup()
     try:
@@ -163,6 +165,8 @@ def _auth(token: str) -> Any:
 
     @web.middleware
     async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if dashboard.is_public(request):
+            return await handler(request)
         offered = request.query.get("token")
         header = request.headers.get("Authorization", "")
         if header.startswith("Bearer "):

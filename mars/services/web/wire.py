@@ -156,6 +156,7 @@ STATUS_OF = {
     "SessionNotFound": 404,
     "TaskNotFound": 404,
     "DataNotFound": 404,
+    "NodeNotFound": 404,
     "NotFound": 404,
     "BadRequest": 400,
     "Unauthorized": 401,

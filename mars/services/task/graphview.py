@@ -1,0 +1,166 @@
+"""A task's graphs as the dashboard draws them: tileables and subtasks, coloured by state.
+
+A :class:`TaskGraph` follows one task. At the tileable level it is the graph
+of the tileables the task computes (the targets and everything they read);
+at the subtask level, the subtasks of every graph the task ran (one per
+tiling stage, then the final one). States are kept as the task runs and
+frozen when it ends, when the task lets go of its tileables; at most
+:data:`MAX_NODES` nodes per level are kept for drawing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ...core.entity import TileableData
+from ...core.graph import Subtask
+
+#: nodes kept per level for drawing; a bigger graph is cut (its states are still counted)
+MAX_NODES = 2000
+
+WAITING, SCHEDULED, SUCCEEDED, FAILED, CANCELLED = range(5)
+SUBTASK_STATES = ("waiting", "scheduled", "succeeded", "failed", "cancelled")
+#: a task's final status → the state of its tileables that did not finish
+_UNFINISHED = {"failed": "failed", "cancelled": "cancelled"}
+
+
+def op_label(op: Any) -> str:
+    """A short name for a subtask's op: a fused one lists its steps' op names (at most three)."""
+    steps = getattr(op, "steps", None)
+    if not steps:
+        return type(op).__name__
+    names: list[str] = []
+    for step in steps:
+        name = type(step.op).__name__
+        if name not in names:
+            names.append(name)
+    return "+".join(names[:3]) + ("+..." if len(names) > 3 else "")
+
+
+def _keys_made(subtask: Subtask) -> list[str]:
+    """Every chunk a subtask computes, its fused steps' included."""
+    steps = getattr(subtask.op, "steps", None) or ()
+    return [*subtask.output_keys, *(k for step in steps for k in step.output_keys)]
+
+
+class RunView:
+    """The subtasks of one graph run: labels and edges of the first ``kept``, and every state."""
+
+    def __init__(self, stage: int, base: int, subtasks: Sequence[Subtask], kept: int) -> None:
+        self.stage, self.base, self.total = stage, base, len(subtasks)
+        shown = subtasks[:kept]
+        self.labels = [op_label(st.op) for st in shown]
+        producer = {k: i for i, st in enumerate(shown) for k in st.output_keys}
+        self.edges = sorted({(producer[k], i) for i, st in enumerate(shown) for k in st.input_keys if k in producer})
+        self.states = bytearray(len(subtasks))
+        self.workers: dict[int, str] = {}
+
+    def scheduled(self, i: int, worker: str) -> None:
+        if self.states[i] == WAITING:
+            self.states[i] = SCHEDULED
+        if i < len(self.labels):
+            self.workers[i] = worker
+
+    def finished(self, i: int, ok: bool) -> None:
+        self.states[i] = SUCCEEDED if ok else FAILED
+
+    def stop(self) -> None:
+        """The run ended: what never finished was cancelled."""
+        for i, state in enumerate(self.states):
+            if state in (WAITING, SCHEDULED):
+                self.states[i] = CANCELLED
+
+    def nodes(self) -> list[dict]:
+        return [{"id": str(self.base + i), "label": label, "state": SUBTASK_STATES[self.states[i]],
+                 "worker": self.workers.get(i), "stage": self.stage} for i, label in enumerate(self.labels)]
+
+
+def _tileable_graph(targets: Sequence[TileableData]) -> tuple[list[TileableData], list[tuple[str, str]], int]:
+    """Tileables the targets read, inputs first (at most MAX_NODES), the edges among them, and the count."""
+    order: list[TileableData] = []
+    seen: set[str] = set()
+    edges: set[tuple[str, str]] = set()
+    stack: list[tuple[TileableData, bool]] = [(t, False) for t in reversed(list(targets))]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if node.key in seen:
+            continue
+        seen.add(node.key)
+        stack.append((node, True))
+        for inp in reversed(node.op.inputs):
+            if isinstance(inp, TileableData):
+                edges.add((inp.key, node.key))
+                if inp.key not in seen:
+                    stack.append((inp, False))
+    kept = order[:MAX_NODES]
+    keys = {t.key for t in kept}
+    return kept, sorted(e for e in edges if e[0] in keys and e[1] in keys), len(order)
+
+
+class TaskGraph:
+    """The graphs of one task, for the dashboard."""
+
+    def __init__(self, targets: Sequence[TileableData]) -> None:
+        self._tileables, self._edges, self._n_tileables = _tileable_graph(targets)
+        self.runs: list[RunView] = []
+        self._done: set[str] = set()
+        self._frozen: list[dict] | None = None
+
+    def add_run(self, base: int, subtasks: Sequence[Subtask]) -> RunView:
+        kept = max(0, MAX_NODES - sum(len(r.labels) for r in self.runs))
+        run = RunView(len(self.runs), base, subtasks, kept)
+        self.runs.append(run)
+        return run
+
+    def subtask_done(self, run: RunView, i: int, subtask: Subtask) -> None:
+        run.finished(i, True)
+        if self._frozen is None:
+            self._done.update(_keys_made(subtask))
+
+    def freeze(self, status: str, computed: Callable[[str], bool]) -> None:
+        """The task ended with ``status``: keep the tileables' final states and let go of the tileables."""
+        self._frozen = self._tileable_nodes(status, computed)
+        self._tileables, self._done = [], set()
+        for run in self.runs:
+            run.stop()
+
+    def _tileable_nodes(self, status: str, computed: Callable[[str], bool]) -> list[dict]:
+        nodes = []
+        for t in self._tileables:
+            chunks = t.chunks
+            if status == "succeeded":
+                progress = 1.0
+            elif chunks:
+                progress = sum(1 for c in chunks if c.key in self._done or computed(c.key)) / len(chunks)
+            else:
+                progress = 0.0
+            state = "succeeded" if progress >= 1.0 else "running" if progress > 0 else "pending"
+            if state != "succeeded" and status in _UNFINISHED:
+                state = _UNFINISHED[status]
+            nodes.append({"id": t.key, "label": type(t.op).__name__, "state": state, "progress": progress,
+                          "shape": _shape_text(t.shape)})
+        return nodes
+
+    def to_json(self, level: str, status: str, computed: Callable[[str], bool]) -> dict:
+        """``{"level", "nodes", "edges", "n_nodes", "truncated"}`` at ``level`` ("tileable" or "subtask")."""
+        if level == "tileable":
+            nodes = self._frozen if self._frozen is not None else self._tileable_nodes(status, computed)
+            edges = [list(e) for e in self._edges]
+            total = self._n_tileables
+        else:
+            nodes, edges = [], []
+            for run in self.runs:
+                nodes.extend(run.nodes())
+                edges.extend([str(run.base + a), str(run.base + b)] for a, b in run.edges)
+            total = sum(r.total for r in self.runs)
+        return {"level": level, "nodes": nodes, "edges": edges, "n_nodes": total, "truncated": len(nodes) < total}
+
+
+def _shape_text(shape: tuple) -> str:
+    """``(1000, nan)`` → ``"(1000, ?)"``: sizes known only after running show as ``?``."""
+    parts = ["?" if isinstance(s, float) and s != s else str(s) for s in shape]
+    return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
