@@ -16,6 +16,8 @@ import mars.dataframe as md
 import mars.tensor as mt
 from mars.deploy.local import new_cluster
 
+from .openapi_check import check, load_spec, response_schema
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -186,3 +188,31 @@ def test_graph_of_an_unknown_task_or_level_is_an_error(cluster):
     assert status == 404 and body["error"]["type"] == "TaskNotFound"
     status, body = get(cluster, f"/api/sessions/{sid}/tasks/{tasks[-1]['task_id']}/graph?level=chunk")
     assert status == 400 and "'chunk'" in body["error"]["message"]
+
+
+def test_answers_match_the_openapi_document(cluster):
+    (mt.random.rand(40, 40, chunk_size=10) * 2).sum().execute()
+    spec = load_spec()
+    sid, tasks = _task_ids(cluster)
+    tid, worker, sup = tasks[-1]["task_id"], q(cluster.worker_addresses[0]), q(cluster.endpoint)
+    cases = {
+        "/api/sessions": "/api/sessions",
+        "/api/sessions/{sid}/tasks": f"/api/sessions/{sid}/tasks",
+        "/api/sessions/{sid}/tasks/{tid}": f"/api/sessions/{sid}/tasks/{tid}",
+        "/api/cluster": "/api/cluster",
+        "/api/cluster/workers": "/api/cluster/workers",
+        "/api/cluster/workers/{address}": f"/api/cluster/workers/{worker}",
+        "/api/cluster/workers/{address}/logs": f"/api/cluster/workers/{worker}/logs",
+        "/api/cluster/workers/{address}/stacks": f"/api/cluster/workers/{worker}/stacks",
+        "/api/cluster/supervisors": "/api/cluster/supervisors",
+        "/api/cluster/supervisors/{address}/logs": f"/api/cluster/supervisors/{sup}/logs",
+        "/api/cluster/supervisors/{address}/stacks": f"/api/cluster/supervisors/{sup}/stacks",
+    }
+    for template, path in cases.items():
+        check(spec, response_schema(spec, template), ok(cluster, path), path)
+    for level in ("tileable", "subtask"):
+        path = f"/api/sessions/{sid}/tasks/{tid}/graph?level={level}"
+        check(spec, response_schema(spec, "/api/sessions/{sid}/tasks/{tid}/graph"), ok(cluster, path), path)
+    status, body = get(cluster, "/api/sessions/nope")
+    assert status == 404
+    check(spec, spec["components"]["schemas"]["Error"], body)
