@@ -50,7 +50,8 @@ class RunView:
     def __init__(self, stage: int, base: int, subtasks: Sequence[Subtask], kept: int) -> None:
         self.stage, self.base, self.total = stage, base, len(subtasks)
         shown = subtasks[:kept]
-        self.labels = [op_label(st.op) for st in shown]
+        names: dict[str, str] = {}  # one string per distinct label: thousands of subtasks share a few
+        self.labels = [names.setdefault(label, label) for label in (op_label(st.op) for st in shown)]
         producer = {k: i for i, st in enumerate(shown) for k in st.output_keys}
         self.edges = sorted({(producer[k], i) for i, st in enumerate(shown) for k in st.input_keys if k in producer})
         self.states = bytearray(len(subtasks))
@@ -70,6 +71,10 @@ class RunView:
         for i, state in enumerate(self.states):
             if state in (WAITING, SCHEDULED):
                 self.states[i] = CANCELLED
+
+    def trim(self) -> None:
+        """Keep the states (counts), drop what drawing needs."""
+        self.labels, self.edges, self.workers = [], [], {}
 
     def nodes(self) -> list[dict]:
         return [{"id": str(self.base + i), "label": label, "state": SUBTASK_STATES[self.states[i]],
@@ -127,6 +132,11 @@ class TaskGraph:
         self._tileables, self._done = [], set()
         for run in self.runs:
             run.stop()
+
+    def trim(self) -> None:
+        """An old task: its subtask graphs go (a session keeps them for its latest tasks only)."""
+        for run in self.runs:
+            run.trim()
 
     def _tileable_nodes(self, status: str, computed: Callable[[str], bool]) -> list[dict]:
         nodes = []

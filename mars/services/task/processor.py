@@ -230,11 +230,14 @@ class SessionProcessor:
             self._forget_old_tasks()
             await self._apply_releases()
 
-    def _forget_old_tasks(self, keep: int = 1000) -> None:
-        """A long session keeps the last ``keep`` finished tasks' records, not every one it ran."""
+    def _forget_old_tasks(self, keep: int = 1000, keep_graphs: int = 100) -> None:
+        """A long session keeps the last ``keep`` finished tasks' records, not every one it ran,
+        and the subtask graphs of the last ``keep_graphs``."""
         done = [tid for tid, t in self.tasks.items() if t.done.is_set()]
         for tid in done[:max(0, len(done) - keep)]:
             del self.tasks[tid]
+        for tid in done[max(0, len(done) - keep):max(0, len(done) - keep_graphs)]:
+            self.task_graph(self.tasks[tid]).trim()
 
     def _finish_success(self, task: TaskRecord) -> None:
         for t in task.targets:
