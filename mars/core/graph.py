@@ -50,19 +50,28 @@ def _subtask_of(op: Any) -> Subtask:
     )
 
 
-def build_subtasks(targets: Sequence[ChunkData], available: Callable[[str], bool]) -> list[Subtask]:
+def build_subtasks(targets: Sequence[ChunkData], available: Callable[[str], bool],
+                   lineage: Callable[[str], ChunkData | None] | None = None) -> list[Subtask]:
     """Subtasks needed to compute ``targets``, inputs first, in depth-first order from the targets.
 
     Depth-first order keeps the executor finishing one branch (say, the four
     chunks of one combine) before starting the next, so intermediates are
-    freed early.
+    freed early. ``lineage(key)``, when given, is the chunk that first made
+    ``key``: a chunk that is not available is computed by that chunk's op
+    instead of its own (a held result, whose op only reads it, that was lost
+    with a worker is computed again from its inputs).
     """
+
+    def op_of(chunk: ChunkData) -> Any:
+        origin = lineage(chunk.key) if lineage is not None else None
+        return chunk.op if origin is None else origin.op
+
     order: list[Subtask] = []
     seen_ops: set[int] = set()
     stack: list[tuple[Any, bool]] = []
     for chunk in reversed(list(targets)):
         if not available(chunk.key):
-            stack.append((chunk.op, False))
+            stack.append((op_of(chunk), False))
     while stack:
         op, expanded = stack.pop()
         if expanded:
@@ -73,8 +82,10 @@ def build_subtasks(targets: Sequence[ChunkData], available: Callable[[str], bool
         seen_ops.add(id(op))
         stack.append((op, True))
         for inp in reversed(op.inputs):
-            if id(inp.op) not in seen_ops and not available(inp.key):
-                stack.append((inp.op, False))
+            if not available(inp.key):
+                inp_op = op_of(inp)
+                if id(inp_op) not in seen_ops:
+                    stack.append((inp_op, False))
     return _dedupe_by_key(order)
 
 

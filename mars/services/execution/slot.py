@@ -50,6 +50,14 @@ class SlotRunnerActor(mo.Actor):
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix, self._cancelled)
 
+    async def _fetch_from(self, session_id: str, worker: str, transfer: list[str], keys: list[str]) -> list[Any]:
+        """The values of ``keys`` from another worker; failing that, the error in place of each."""
+        try:
+            return await fetch_values(session_id, keys, worker, transfer)
+        except Exception as e:  # noqa: BLE001 - only the subtasks reading these keys fail (see _run_one)
+            logger.warning("could not read %d chunks from worker %s: %s", len(keys), worker, e)
+            return [InputLost(worker, e)] * len(keys)
+
     @mo.no_lock
     def cancel(self, session_id: str, task_id: str) -> None:
         """Skip the task's subtasks not started yet in the batch in hand (a chained graph, say)."""
@@ -70,7 +78,7 @@ class SlotRunnerActor(mo.Actor):
             return {}
         groups = list(by_worker)
         results = await asyncio.gather(
-            *[fetch_values(g[0], sorted(set(by_worker[g])), g[1], list(g[2])) for g in groups]
+            *[self._fetch_from(g[0], g[1], list(g[2]), sorted(set(by_worker[g]))) for g in groups]
         )
         values: dict[str, Any] = {}
         for group, vals in zip(groups, results):
@@ -102,9 +110,20 @@ def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
     return outcomes
 
 
+class InputLost:
+    """Stands for an input that could not be read from another worker: the subtask reading it fails
+    with ``error`` and no traceback, which tells the supervisor to check that worker."""
+
+    def __init__(self, worker: str, error: BaseException):
+        self.worker, self.error = worker, error
+
+
 def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[str, Any]) -> SlotOutcome:
     st = spec.subtask
     started = time.perf_counter()
+    lost = next((remote[k] for k in spec.remote_inputs if isinstance(remote.get(k), InputLost)), None)
+    if lost is not None:
+        return SlotOutcome(spec.index, spec.task_id, error=_sendable(lost.error))
     try:
         read: dict[str, Any] = {}  # a key read twice is one object (x @ x.T can then use BLAS's symmetric product)
         for key in st.input_keys:
@@ -130,7 +149,7 @@ def _copy_remote(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, copied:
     on this worker (a row block of a matrix product, say) finds it in shared memory."""
     out = []
     for key in spec.remote_inputs:
-        if key in remote and key not in copied:
+        if key in remote and key not in copied and not isinstance(remote[key], InputLost):
             copied.add(key)
             try:
                 out.append(put_object(key, remote[key], prefix))

@@ -79,6 +79,10 @@ class MetaStore:
             del self._meta[k]
         return gone
 
+    def workers(self) -> set[str]:
+        """Every worker holding some chunk of the session."""
+        return {w for m in self._meta.values() for w in m.holders}
+
     def on_worker(self, worker: str) -> list[str]:
         return [k for k, m in self._meta.items() if m.worker == worker]
 

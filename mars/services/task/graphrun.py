@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.executor import estimated_elements
 from ...core.graph import Subtask
+from ..errors import WorkerLost
 from ..execution.api import RemoteInput, SubtaskReport, SubtaskSpec
 from ..meta.core import ChunkMeta
 from .graphstate import GraphState
@@ -28,6 +29,20 @@ _CHAIN_MAX_ELEMENTS = 100_000
 _CHAIN_MAX_INPUT_BYTES = 1 << 20
 
 
+class SubtaskLost(WorkerLost):
+    """A subtask failed outside its chunk function (its slot, or a read of an input from another worker).
+
+    The task service checks ``suspects`` (the worker that ran it and those it
+    read from): when one is gone, the run is cut short and runs again; when
+    all answer, ``error`` is the subtask's own failure and the task fails with it.
+    """
+
+    def __init__(self, message: str, error: BaseException, suspects: set[str]):
+        super().__init__(message)
+        self.error = error
+        self.suspects = suspects
+
+
 class GraphRun:
     def __init__(self, proc: SessionProcessor, task: TaskRecord, subtasks: Sequence[Subtask], keep: set[str], base: int):
         self.proc = proc
@@ -37,6 +52,8 @@ class GraphRun:
         self.state = GraphState(subtasks, proc.meta.__contains__, keep)
         self.future: asyncio.Future = asyncio.get_running_loop().create_future()
         self.placed: dict[int, str] = {}
+        #: workers each dispatched subtask reads inputs from
+        self.sources: dict[int, set[str]] = {}
         self.chained = False
         self.view = proc.task_graph(task).add_run(base, subtasks)
 
@@ -117,6 +134,7 @@ class GraphRun:
             m = self.proc.meta.get(k)
             if m is not None and address not in m.holders:
                 remote[k] = RemoteInput(m.worker, placer.transfer_addresses(m.worker))
+        self.sources[i] = {r.worker for r in remote.values()}
         report_values = any(k in self.keep for k in st.output_keys)
         return SubtaskSpec(self.proc.session_id, self.task.task_id, self.base + i, st,
                            (self.task.order, self.base + i), remote, report_values)
@@ -128,7 +146,7 @@ class GraphRun:
             self.view.finished(i, False)
             if not self.future.done():
                 self.task.error_traceback = report.traceback
-                self.future.set_exception(report.error)
+                self.future.set_exception(self._failure(i, report))
             return [], []
         for o in report.outputs:
             self.proc.meta.put(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
@@ -144,6 +162,27 @@ class GraphRun:
         if self.state.is_finished:
             self.future.set_result(None)
         return ready, free
+
+    def _failure(self, i: int, report: SubtaskReport) -> BaseException:
+        """A chunk function's error as itself; a failure around it (no traceback from the function) as lost."""
+        if report.traceback:
+            return report.error  # type: ignore[return-value]
+        suspects = {report.worker, *self.sources.get(i, ())}
+        return SubtaskLost(f"subtask {report.index} failed on {report.worker}: {report.error!r}", report.error,
+                           suspects)  # type: ignore[arg-type]
+
+    def hit_by(self, lost: set[str], gone: set[str]) -> bool:
+        """Whether losing ``lost`` workers, and ``gone`` chunks with them, stops this run from finishing."""
+        if self.future.done():
+            return False
+        st = self.state
+        for i, sub in enumerate(st.subtasks):
+            if st.done[i]:
+                if any(k in gone and k in self.keep for k in sub.output_keys):
+                    return True
+            elif self.placed.get(i) in lost or any(k in gone for k in sub.input_keys):
+                return True
+        return False
 
     def fail(self, error: BaseException) -> None:
         if not self.future.done():

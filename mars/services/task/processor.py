@@ -26,6 +26,7 @@ from ...core.fusion import fuse
 from ...core.graph import build_subtasks, gc_paused
 from ...core.tiling import Tiler
 from ..cluster.api import ClusterAPI
+from ...core.operator import HeldData
 from ..errors import DataNotFound, NoWorkersError, TaskCancelled, TaskNotFound, WorkerLost
 from ..execution.api import EXECUTION_UID, SubtaskReport, SubtaskSpec
 from ..lifecycle.core import RefCounts
@@ -34,7 +35,7 @@ from ..scheduling.placement import Placer, WorkerLoad
 from ..storage.api import fetch_values
 from ..storage.worker import STORAGE_UID
 from .api import ChunkResult, TaskInfo, TaskStatus, TileableResult
-from .graphrun import GraphRun
+from .graphrun import GraphRun, SubtaskLost
 from .graphview import TaskGraph
 
 logger = logging.getLogger(__name__)
@@ -48,6 +49,10 @@ class TaskConfig:
     no_worker_warning: float = 2.0
     #: re-read the cluster's workers at most this often while dispatching
     membership_ttl: float = 0.5
+    #: times one graph runs again after losing a worker (what was lost is computed again)
+    max_retries: int = 3
+    #: a worker that does not answer a check within this long is taken for gone
+    probe_timeout: float = 5.0
 
 
 @dataclass
@@ -92,6 +97,8 @@ class SessionProcessor:
         self._background: set[asyncio.Task] = set()
         self._watcher: asyncio.Task | None = None
         self.created = time.time()
+        #: held results by key: the chunk that made each, to compute it again if its worker is lost
+        self.lineage: dict[str, ChunkData] = {}
 
     # ------------------------------------------------------------------ tasks
     def submit(self, targets: list[TileableData]) -> str:
@@ -116,32 +123,53 @@ class SessionProcessor:
         come; until then a task fails with WorkerLost instead of waiting forever.
         """
         version = -1
-        alive: set[str] | None = None
+        alive: set[tuple] | None = None
         while any(not t.done.is_set() for t in self.tasks.values()):
             try:
                 version, workers = await self._cluster.watch(version, 2.0)
             except Exception as e:  # noqa: BLE001 - the cluster service is stopping with this supervisor
                 logger.debug("membership watch ended: %s", e)
                 return
-            now = {w.info.address for w in workers}
+            # a worker that came back under its address is a new process: the old one is lost all the same
+            now = {(w.info.address, w.info.pid, w.info.started) for w in workers}
             if alive is not None:
-                self._on_lost(alive - now)
+                self._on_lost({address for address, _, _ in alive - now})
             alive = now
 
     def _on_lost(self, lost: set[str]) -> None:
+        """Workers are gone with their chunks: the runs that needed them stop, to run again (see _run_chunks)."""
         if not lost:
             return
         self._placer_time = 0.0
+        gone: set[str] = set()
         for w in lost:
-            self.meta.forget_worker(w)
-        for task in self.tasks.values():
-            hit = lost & task.workers_used
-            if task.done.is_set() or not hit:
-                continue
-            error = WorkerLost(f"worker {sorted(hit)[0]} was lost while it ran task {task.task_id} "
-                               f"of session {self.session_id}")
-            for run in self._runs_by_task.get(task.task_id, ()):
-                run.fail(error)
+            gone.update(self.meta.forget_worker(w))
+        if gone:
+            logger.warning("session %s lost %d chunks with worker(s) %s", self.session_id, len(gone), sorted(lost))
+        for task_id, runs in self._runs_by_task.items():
+            for run in runs:
+                if run.hit_by(lost, gone):
+                    run.fail(WorkerLost(f"worker {sorted(lost)[0]} was lost while task {task_id} of session "
+                                        f"{self.session_id} ran"))
+
+    async def check_workers(self, suspects: set[str]) -> set[str]:
+        """Those of ``suspects`` that do not answer: they are declared lost (to the cluster too)."""
+        async def gone(worker: str) -> bool:
+            try:
+                await mo.ActorRef(worker, EXECUTION_UID).stats.options(timeout=self.config.probe_timeout)()
+                return False
+            except Exception:  # noqa: BLE001 - unreachable, refused, timed out: gone for our purposes
+                return True
+
+        ordered = sorted(suspects)
+        dead = {w for w, is_gone in zip(ordered, await asyncio.gather(*[gone(w) for w in ordered])) if is_gone}
+        for worker in dead:
+            try:
+                await self._cluster.mark_lost(worker)
+            except Exception as e:  # noqa: BLE001 - the membership learns it from the heartbeats anyway
+                logger.debug("could not mark %s lost: %s", worker, e)
+        self._on_lost(dead)
+        return dead
 
     def task(self, task_id: str) -> TaskRecord:
         try:
@@ -241,6 +269,9 @@ class SessionProcessor:
 
     def _finish_success(self, task: TaskRecord) -> None:
         for t in task.targets:
+            for c in t.chunks or ():
+                if not isinstance(c.op, HeldData):  # a held result keeps the lineage it has
+                    self.lineage[c.key] = c
             chunks = [ChunkResult(c.key, tuple(c.index), tuple(self._shape(c))) for c in t.chunks or ()]
             task.results.append(TileableResult(t.key, _nsplits(t, chunks), chunks))
             self.refs.incref(c.key for c in chunks)
@@ -283,9 +314,32 @@ class SessionProcessor:
         return asyncio.run_coroutine_threadsafe(self.fetch([c.key for c in chunks]), loop).result()
 
     async def _run_chunks(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str]) -> None:
+        """Compute ``chunks``; when a worker is lost meanwhile, run again what is missing, from lineage.
+
+        A run cut short keeps what it made on the workers still alive: the next
+        run reads it and computes only what was lost or not made yet.
+        """
+        carried: list[str] = []
+        try:
+            for attempt in itertools.count(1):
+                try:
+                    return await self._run_graph(task, chunks, keep, carried)
+                except WorkerLost as e:
+                    if isinstance(e, SubtaskLost) and not await self.check_workers(e.suspects):
+                        raise e.error from None  # every worker involved answers: the subtask's own failure
+                    if task.cancelled or attempt > self.config.max_retries:
+                        raise
+                    logger.warning("task %s of session %s: %s; computing what is missing again (retry %d of %d)",
+                                   task.task_id, self.session_id, e, attempt, self.config.max_retries)
+        finally:
+            await self.free([k for k in carried if k not in keep])
+
+    async def _run_graph(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
+                         carried: list[str]) -> None:
+        self._forget_dead(await self.placer(task))
         started = time.perf_counter()
         with gc_paused():
-            subtasks = fuse(build_subtasks(chunks, self.meta.__contains__), keep)
+            subtasks = fuse(build_subtasks(chunks, self.meta.__contains__, self.lineage.get), keep)
         logger.debug("task %s: %d chunks made %d subtasks in %.3f s", task.task_id, len(chunks), len(subtasks),
                      time.perf_counter() - started)
         run = GraphRun(self, task, subtasks, keep, task.next_index)
@@ -295,6 +349,9 @@ class SessionProcessor:
         try:
             await run.start()
             await run.future
+        except WorkerLost:
+            carried.extend(run.leftovers())  # the next run reads them
+            raise
         except BaseException:
             run.fail(TaskCancelled("stopped"))
             await self.free(run.leftovers())
@@ -302,6 +359,10 @@ class SessionProcessor:
         finally:
             run.view.stop()
             self._runs_by_task[task.task_id].remove(run)
+
+    def _forget_dead(self, placer: Placer) -> None:
+        """Chunks on workers that are no longer in the cluster are gone (lost while no task watched)."""
+        self._on_lost(self.meta.workers() - set(placer.workers))
 
     # ------------------------------------------------------------------ workers
     async def placer(self, task: TaskRecord) -> Placer:
@@ -345,8 +406,9 @@ class SessionProcessor:
         except Exception as e:  # noqa: BLE001 - the worker is unreachable: the runs waiting on it fail
             logger.warning("could not send %d subtasks to worker %s: %s", len(specs), address, e)
             self._placer_time = 0.0
-            for run in self._runs_by_task.get(specs[0].task_id, ()):
-                run.fail(e)
+            if not await self.check_workers({address}):  # it answers: not a lost worker, a failure
+                for run in self._runs_by_task.get(specs[0].task_id, ()):
+                    run.fail(e)
 
     async def on_reports(self, reports: list[SubtaskReport]) -> None:
         """Workers' reports: record, free, and dispatch what became ready."""
@@ -359,7 +421,8 @@ class SessionProcessor:
             if run is None:  # its task ended (failed or cancelled): drop what it made
                 for key in report.copies:
                     self.meta.add_copy(key, report.worker)  # still held by someone: a copy is a copy
-                dropped = [o.key for o in report.outputs] + [k for k in report.copies if k not in self.meta]
+                dropped = [o.key for o in report.outputs if not self._held_on(o.key, report.worker)]
+                dropped += [k for k in report.copies if k not in self.meta]
                 await self._delete_on(report.worker, dropped)
                 continue
             ready, free = run.on_report(report)
@@ -370,6 +433,11 @@ class SessionProcessor:
         if to_free:
             self._free_soon(to_free)
 
+    def _held_on(self, key: str, worker: str) -> bool:
+        """Whether meta has ``key`` on ``worker`` (a later run made it there again: it must stay)."""
+        m = self.meta.get(key)
+        return m is not None and worker in m.holders
+
     def _run_of(self, report: SubtaskReport) -> GraphRun | None:
         for run in self._runs_by_task.get(report.task_id, ()):
             if run.base <= report.index < run.base + run.total:
@@ -377,7 +445,30 @@ class SessionProcessor:
         return None
 
     # ------------------------------------------------------------------ data
+    async def recover(self, keys: Sequence[str]) -> None:
+        """Compute again held results lost with a worker, from their lineage, before they are read."""
+        lost = sorted({k for k in keys if k not in self.meta and k in self.lineage})
+        if not lost:
+            return
+        logger.warning("session %s: %d held chunks were lost with a worker; computing them again",
+                       self.session_id, len(lost))
+        task = TaskRecord(f"recover-{uuid.uuid4().hex[:8]}", [])
+        task.graph = TaskGraph([])
+        await self._run_chunks(task, [self.lineage[k] for k in lost], set(lost))
+
     async def fetch(self, keys: list[str]) -> list[Any]:
+        """Values of held chunks; those lost with a worker are computed again first."""
+        for attempt in range(2):
+            await self.recover(keys)
+            try:
+                return await self._fetch_held(keys)
+            except (OSError, mo.ActorNotExist, DataNotFound):
+                holders = {w for k in keys if (m := self.meta.get(k)) is not None for w in m.holders}
+                if attempt or not await self.check_workers(holders):
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _fetch_held(self, keys: list[str]) -> list[Any]:
         values: dict[str, Any] = {}
         by_worker: dict[str, list[str]] = {}
         for k in keys:
@@ -397,8 +488,9 @@ class SessionProcessor:
             values.update(zip(ks, vals))
         return [values[k] for k in keys]
 
-    def locate(self, keys: list[str]) -> list[tuple[str | None, Any]]:
+    async def locate(self, keys: list[str]) -> list[tuple[str | None, Any]]:
         """Per key, ``(None, value)`` for a value kept in meta, else ``(worker, None)``: where to read it."""
+        await self.recover(keys)
         out: list[tuple[str | None, Any]] = []
         for k in keys:
             m = self.meta.get(k)
@@ -420,6 +512,9 @@ class SessionProcessor:
 
     async def free(self, keys: list[str]) -> None:
         """Drop chunks from meta and from the workers that hold them."""
+        for k in keys:
+            if k not in self.refs:
+                self.lineage.pop(k, None)
         by_worker: dict[str, list[str]] = {}
         for m in self.meta.pop_many(k for k in keys if k not in self.refs):
             for w in m.holders:
@@ -467,6 +562,7 @@ class SessionProcessor:
                 await self.cancel(task.task_id)
         if self._watcher is not None:
             self._watcher.cancel()
+        self.lineage.clear()
         workers = {w for m in self.meta.pop_all() for w in m.holders}
         workers |= {w for t in self.tasks.values() for w in t.workers_used}
 

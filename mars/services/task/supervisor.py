@@ -63,7 +63,7 @@ class TaskManagerActor(mo.Actor):
 
     @mo.no_lock
     async def locate(self, keys: list[str]) -> list[tuple[str | None, Any]]:
-        return self.proc.locate(list(keys))
+        return await self.proc.locate(list(keys))
 
     @mo.no_lock
     async def release(self, keys: list[str]) -> None:
