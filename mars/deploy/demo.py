@@ -77,7 +77,7 @@ def cli(argv: list[str] | None = None) -> None:
     with new_cluster(n_worker=args.n_worker, n_cpu=n_cpu, web=True) as cluster:
         print(f"cluster started in {time.perf_counter() - start:.2f} s: supervisor {cluster.endpoint}, "
               f"workers {cluster.worker_addresses}")
-        print(f"web API: {cluster.web_address}/api (the dashboard pages come with the next issue)")
+        print(f"dashboard: {cluster.web_address} (web API under {cluster.web_address}/api)")
         a = inner_job(cluster.session)
         dataframe_job(a)
         tiny_job()
