@@ -323,6 +323,7 @@ def _build_checks() -> dict[str, Callable[[Any], Any]]:
         "cluster.worker_timeout": check_positive_float,
         "task.no_worker_timeout": check_positive_float,
         "task.no_worker_warning": check_positive_float,
+        "task.max_retries": check_non_negative_int,
         "supervisor.web": check_bool,
         "supervisor.web_port": check_optional_port,  # null: no web service, as web: false
         "worker.n_cpu": check_n_cpu,
