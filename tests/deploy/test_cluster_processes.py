@@ -231,3 +231,41 @@ def test_mars_web_alone_serves_the_cluster_it_points_at_and_prints_its_advertise
         assert web.stop() == 0
         worker.stop()
         sup.stop()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_restarted_supervisor_answers_old_sessions_with_a_clear_error_not_a_hang():
+    from mars.services.errors import SessionNotFound
+    from mars.services.web import WebConnectionError
+
+    port, web_port = _free_port(), _free_port()
+    ports = ("-p", str(port), "-w", str(web_port))
+    sup, address, url = _start_supervisor(*ports)
+    worker = _start_worker(address, "--n-cpu", "1")
+    try:
+        sess = mars.new_session(url, default=False)
+        assert sess.run(mt.arange(10, chunk_size=3).sum()) == 45
+        a = mt.random.rand(3000, 3000, chunk_size=500)
+        running = sess.execute((a @ a).sum(), wait=False)
+        time.sleep(0.5)
+        sup.process.kill()  # gone at once, with its sessions
+        sup.process.wait(30)
+        started = time.monotonic()
+        with pytest.raises(WebConnectionError, match="cannot reach"):
+            running.result(60)
+        assert time.monotonic() - started < 10
+        sup, _, _ = _start_supervisor(*ports)
+        with pytest.raises(SessionNotFound, match="supervisor that has restarted"):
+            sess.run(mt.arange(10, chunk_size=3).sum())
+        with mars.new_session(url, default=False) as fresh:  # the worker registered again: new sessions run
+            assert fresh.run(mt.arange(10, chunk_size=3).sum()) == 45
+    finally:
+        worker.stop()
+        sup.stop()

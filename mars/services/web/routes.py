@@ -40,7 +40,16 @@ def _api(request: web.Request) -> Any:
 
 
 async def _body(request: web.Request) -> bytearray:
-    return await read_body(request.content, request.content_length, request.app[BODY_LIMIT_KEY])
+    # aiohttp hands over a Content-Encoding's decoded bytes, which its Content-Length does not count
+    encoded = request.headers.get("Content-Encoding", "identity").strip().lower() != "identity"
+    try:
+        return await read_body(request.content, None if encoded else request.content_length,
+                               request.app[BODY_LIMIT_KEY])
+    except web.RequestPayloadError as e:  # a bad chunk size, or a body that its Content-Encoding cannot decode
+        reason = getattr(e.__cause__, "message", None) or str(e)
+        raise BadRequest(f"request body cannot be read: {reason}") from None
+    except ConnectionResetError:
+        raise BadRequest("the client closed the connection before the request body ended") from None
 
 
 async def _json_body(request: web.Request, required: bool = True) -> dict:
@@ -51,7 +60,7 @@ async def _json_body(request: web.Request, required: bool = True) -> dict:
         return {}
     try:
         obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, RecursionError) as e:  # RecursionError: nested deeper than the parser goes
         raise BadRequest(f"request body is not valid JSON: {e}") from None
     if not isinstance(obj, dict):
         raise BadRequest(f"request body must be a JSON object, got a JSON {type(obj).__name__}")
@@ -149,7 +158,7 @@ async def list_sessions(request: web.Request) -> web.StreamResponse:
 async def get_session(request: web.Request) -> web.StreamResponse:
     sid = request.match_info["sid"]
     if not await _api(request).has_session(sid):
-        raise SessionNotFound(f"no session {sid!r} on this cluster (closed, or never made)")
+        raise SessionNotFound(f"no session {sid!r} on this cluster (closed, never made, or held by a supervisor that has restarted since)")
     return web.json_response({"session_id": sid})
 
 
