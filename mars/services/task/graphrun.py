@@ -143,7 +143,7 @@ class GraphRun:
         """Record a finished subtask; returns (ready subtasks, keys to free)."""
         i = report.index - self.base
         if report.error is not None:
-            self.view.finished(i, False)
+            self.proc.task_graph(self.task).subtask_failed(self.view, i, self.state.subtasks[i])
             if not self.future.done():
                 self.task.error_traceback = report.traceback
                 self.future.set_exception(self._failure(i, report))
@@ -168,8 +168,9 @@ class GraphRun:
         if report.traceback:
             return report.error  # type: ignore[return-value]
         suspects = {report.worker, *self.sources.get(i, ())}
+        assert report.error is not None
         return SubtaskLost(f"subtask {report.index} failed on {report.worker}: {report.error!r}", report.error,
-                           suspects)  # type: ignore[arg-type]
+                           suspects)
 
     def hit_by(self, lost: set[str], gone: set[str]) -> bool:
         """Whether losing ``lost`` workers, and ``gone`` chunks with them, stops this run from finishing."""

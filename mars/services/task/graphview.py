@@ -21,8 +21,6 @@ MAX_NODES = 2000
 
 WAITING, SCHEDULED, SUCCEEDED, FAILED, CANCELLED = range(5)
 SUBTASK_STATES = ("waiting", "scheduled", "succeeded", "failed", "cancelled")
-#: a task's final status → the state of its tileables that did not finish
-_UNFINISHED = {"failed": "failed", "cancelled": "cancelled"}
 
 
 def op_label(op: Any) -> str:
@@ -113,6 +111,7 @@ class TaskGraph:
         self._tileables, self._edges, self._n_tileables = _tileable_graph(targets)
         self.runs: list[RunView] = []
         self._done: set[str] = set()
+        self._failed: set[str] = set()
         self._frozen: list[dict] | None = None
 
     def add_run(self, base: int, subtasks: Sequence[Subtask]) -> RunView:
@@ -126,10 +125,15 @@ class TaskGraph:
         if self._frozen is None:
             self._done.update(_keys_made(subtask))
 
+    def subtask_failed(self, run: RunView, i: int, subtask: Subtask) -> None:
+        run.finished(i, False)
+        if self._frozen is None:
+            self._failed.update(_keys_made(subtask))
+
     def freeze(self, status: str, computed: Callable[[str], bool]) -> None:
         """The task ended with ``status``: keep the tileables' final states and let go of the tileables."""
         self._frozen = self._tileable_nodes(status, computed)
-        self._tileables, self._done = [], set()
+        self._tileables, self._done, self._failed = [], set(), set()
         for run in self.runs:
             run.stop()
 
@@ -149,8 +153,9 @@ class TaskGraph:
             else:
                 progress = 0.0
             state = "succeeded" if progress >= 1.0 else "running" if progress > 0 else "pending"
-            if state != "succeeded" and status in _UNFINISHED:
-                state = _UNFINISHED[status]
+            if state != "succeeded" and status in ("failed", "cancelled"):
+                # red where the failing subtask was; what it stopped was cancelled
+                state = "failed" if any(c.key in self._failed for c in chunks or ()) else "cancelled"
             nodes.append({"id": t.key, "label": type(t.op).__name__, "state": state, "progress": progress,
                           "shape": _shape_text(t.shape)})
         return nodes
