@@ -166,6 +166,10 @@ class GraphRun:
     def _failure(self, i: int, report: SubtaskReport) -> BaseException:
         """A chunk function's error as itself; a failure around it (no traceback from the function) as lost."""
         if report.traceback:
+            if isinstance(report.error, (StopIteration, StopAsyncIteration)):  # a future refuses these as errors
+                error = RuntimeError(f"a chunk function raised {type(report.error).__name__}: {report.error}")
+                error.__cause__ = report.error
+                return error
             return report.error  # type: ignore[return-value]
         suspects = {report.worker, *self.sources.get(i, ())}
         assert report.error is not None

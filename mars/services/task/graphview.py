@@ -10,11 +10,14 @@ frozen when it ends, when the task lets go of its tileables; at most
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...core.entity import TileableData
 from ...core.graph import Subtask
+
+logger = logging.getLogger(__name__)
 
 #: nodes kept per level for drawing; a bigger graph is cut (its states are still counted)
 MAX_NODES = 2000
@@ -108,7 +111,11 @@ class TaskGraph:
     """The graphs of one task, for the dashboard."""
 
     def __init__(self, targets: Sequence[TileableData]) -> None:
-        self._tileables, self._edges, self._n_tileables = _tileable_graph(targets)
+        try:
+            self._tileables, self._edges, self._n_tileables = _tileable_graph(targets)
+        except Exception as e:  # noqa: BLE001 - a malformed graph fails in tiling, with its own error; not here
+            logger.debug("no tileable graph to draw: %r", e)
+            self._tileables, self._edges, self._n_tileables = [], [], 0
         self.runs: list[RunView] = []
         self._done: set[str] = set()
         self._failed: set[str] = set()
@@ -145,17 +152,17 @@ class TaskGraph:
     def _tileable_nodes(self, status: str, computed: Callable[[str], bool]) -> list[dict]:
         nodes = []
         for t in self._tileables:
-            chunks = t.chunks
+            chunks = t.chunks if isinstance(t.chunks, list) else None
             if status == "succeeded":
                 progress = 1.0
             elif chunks:
-                progress = sum(1 for c in chunks if c.key in self._done or computed(c.key)) / len(chunks)
+                progress = sum(1 for c in chunks if _key(c) in self._done or computed(_key(c))) / len(chunks)
             else:
                 progress = 0.0
             state = "succeeded" if progress >= 1.0 else "running" if progress > 0 else "pending"
             if state != "succeeded" and status in ("failed", "cancelled"):
                 # red where the failing subtask was; what it stopped was cancelled
-                state = "failed" if any(c.key in self._failed for c in chunks or ()) else "cancelled"
+                state = "failed" if any(_key(c) in self._failed for c in chunks or ()) else "cancelled"
             nodes.append({"id": t.key, "label": type(t.op).__name__, "state": state, "progress": progress,
                           "shape": _shape_text(t.shape)})
         return nodes
@@ -175,7 +182,15 @@ class TaskGraph:
         return {"level": level, "nodes": nodes, "edges": edges, "n_nodes": total, "truncated": len(nodes) < total}
 
 
+def _key(chunk: Any) -> str:
+    """A chunk's key; a malformed one (a job sent with junk in it) as its text, so that it matches nothing."""
+    key = getattr(chunk, "key", None)
+    return key if isinstance(key, str) else f"<no key: {key!r}>"
+
+
 def _shape_text(shape: tuple) -> str:
     """``(1000, nan)`` → ``"(1000, ?)"``: sizes known only after running show as ``?``."""
+    if not isinstance(shape, (tuple, list)):
+        return "?"
     parts = ["?" if isinstance(s, float) and s != s else str(s) for s in shape]
     return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"

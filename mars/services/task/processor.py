@@ -206,8 +206,9 @@ class SessionProcessor:
             return {r.key: 1.0 for r in task.results} if task.status is TaskStatus.succeeded else {}
         out = {}
         for t in task.targets:
-            chunks = t.chunks or ()
-            out[t.key] = sum(1 for c in chunks if c.key in self.meta) / len(chunks) if chunks else 0.0
+            chunks = t.chunks if isinstance(t.chunks, list) else ()
+            if isinstance(t.key, str):
+                out[t.key] = sum(1 for c in chunks if c.key in self.meta) / len(chunks) if chunks else 0.0
         return out
 
     def task_graph(self, task: TaskRecord) -> TaskGraph:
@@ -250,7 +251,10 @@ class SessionProcessor:
             await self._cancel_on_workers(task)  # what is still queued for it goes
         finally:
             task.end_time = time.time()
-            self.task_graph(task).freeze(task.status.value, self.meta.__contains__)
+            try:
+                self.task_graph(task).freeze(task.status.value, self.meta.__contains__)
+            except Exception:  # noqa: BLE001 - the dashboard's view must never keep a task from ending
+                logger.exception("task %s: could not keep its graph's final states", task.task_id)
             task.targets = []  # the tiled graph goes: a session may run thousands of tasks
             await self._free_stage_keys(task)
             self._runs_by_task.pop(task.task_id, None)
@@ -425,7 +429,12 @@ class SessionProcessor:
                 dropped += [k for k in report.copies if k not in self.meta]
                 await self._delete_on(report.worker, dropped)
                 continue
-            ready, free = run.on_report(report)
+            try:
+                ready, free = run.on_report(report)
+            except Exception as e:  # noqa: BLE001 - a report we cannot take ends its run, never hangs it
+                logger.exception("task %s: report of subtask %d could not be taken", report.task_id, report.index)
+                run.fail(e)
+                continue
             to_free.extend(free)
             if ready:
                 to_dispatch.append((run, ready))

@@ -141,6 +141,15 @@ def _is_loopback(host: str) -> bool:
 @web.middleware
 async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Every failure leaves as ``{"error": {"type", "message", "traceback"}}`` with its status."""
+    resp = await _answer(request, handler)
+    if not request.content.is_eof():
+        # answered without reading the whole body (a 401, 413, 405...): close rather than read on through
+        # a body that may be huge or broken, and that would otherwise end the kept-alive connection later
+        resp.force_close()
+    return resp
+
+
+async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except web.HTTPException as e:
