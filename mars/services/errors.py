@@ -45,3 +45,12 @@ class NodeNotFound(ServiceError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "node not found"
+
+
+class WorkerMemoryError(ServiceError, MemoryError):
+    """A subtask was stopped because its worker's memory passed the hard limit (90% of ``--phy-mem``).
+
+    The message names the subtask's operator, the size of its chunks, the
+    memory its slot process used and the worker's limit. Running the same
+    subtask again on the same worker would fail the same way: it is not retried.
+    """

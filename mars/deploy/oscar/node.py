@@ -33,11 +33,13 @@ from ...services.cluster.resources import parse_memory_limit, parse_n_cpu
 from ...services.cluster.supervisor import CLUSTER_UID, ClusterManagerActor
 from ...services.cluster.worker import WORKER_CLUSTER_UID, WorkerHeartbeatActor
 from ...services.execution.api import EXECUTION_UID, SLOT_RUNNER_UID
+from ...services.execution.memory import SOFT_LIMIT, MemoryBudget
 from ...services.execution.slot import SlotRunnerActor
 from ...services.execution.worker import ExecutionActor
 from ...services.session.api import SESSION_MANAGER_UID
 from ...services.session.supervisor import SessionManagerActor
-from ...services.storage.core import ChunkStore
+from ...services.storage.cache import ChunkCache
+from ...services.storage.spill import SpillDirs
 from ...services.storage.worker import (
     STORAGE_UID,
     TRANSFER_UID,
@@ -45,6 +47,7 @@ from ...services.storage.worker import (
     TransferActor,
 )
 from ...services.task.processor import TaskConfig
+from .config import check_dirs
 
 logger = logging.getLogger(__name__)
 
@@ -259,8 +262,8 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     prefix = f"mars-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     slots = [s.address for s in pool.sub_pools if s.label.startswith("slot-")]
     ios = [s.address for s in pool.sub_pools if s.label.startswith("io-")]
-    store = ChunkStore()
-    await mo.create_actor(StorageActor, prefix, store, uid=STORAGE_UID, address=address)
+    cache = _chunk_cache(config["worker"], prefix, memory_limit)
+    await mo.create_actor(StorageActor, prefix, cache=cache, uid=STORAGE_UID, address=address)
     # sub pools are the node's own processes: their rings keep INFO records too
     shown = _console_level(config)
     await asyncio.gather(mo.create_actor(DiagnosticsActor, "main", uid=DIAGNOSTICS_UID, address=address),
@@ -274,8 +277,13 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
         slot_refs = [await mo.create_actor(SlotRunnerActor, prefix, False, uid=f"{SLOT_RUNNER_UID}/{i}",
                                            address=address) for i in range(n_cpu)]
     await asyncio.gather(*[mo.create_actor(TransferActor, address, uid=TRANSFER_UID, address=a) for a in ios])
-    await mo.create_actor(ExecutionActor, list(slot_refs), store, _advertised(address, advertise),
-                          uid=EXECUTION_UID, address=address)
+    slot_set = set(slots)
+
+    def slot_pids() -> dict[str, int]:
+        return {s.address: s.pid for s in pool.sub_pools if s.alive and s.address in slot_set and s.pid}
+
+    await mo.create_actor(ExecutionActor, list(slot_refs), cache, _advertised(address, advertise),
+                          MemoryBudget(memory_limit), slot_pids, uid=EXECUTION_UID, address=address)
     labels = {s.address: s.label for s in pool.sub_pools}
     pool.on_process_recover = _recreate_actors(prefix, address, set(slots), set(ios), labels, shown)
     info = WorkerInfo(address=_advertised(address, advertise), n_cpu=n_cpu, memory_limit=memory_limit, pid=os.getpid(),
@@ -285,6 +293,16 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     interval = float(config.get("cluster", {}).get("heartbeat_interval", 1.0))
     await mo.create_actor(WorkerHeartbeatActor, supervisors, info, interval, uid=WORKER_CLUSTER_UID, address=address)
     return WorkerNode(pool, info, prefix)
+
+
+def _chunk_cache(wcfg: dict, prefix: str, memory_limit: int) -> ChunkCache:
+    """The worker's chunk cache: ``--cache-mem`` of chunk data in memory, the rest spilled to ``--spill-dirs``."""
+    limit = parse_memory_limit(wcfg.get("cache_mem", "40%"), psutil.virtual_memory().total)
+    soft = int(memory_limit * SOFT_LIMIT)
+    if limit > soft:
+        logger.warning("--cache-mem (%d MiB) is above the soft memory limit (%d MiB, 75%% of --phy-mem): chunks "
+                       "will spill as soon as the worker reaches that limit", limit >> 20, soft >> 20)
+    return ChunkCache(limit=limit, dirs=SpillDirs(check_dirs(wcfg.get("spill_dirs") or []), prefix))
 
 
 def _console_level(config: dict) -> str:

@@ -23,6 +23,8 @@ class RemoteInput:
 
     worker: str
     transfer_addresses: list[str]
+    #: the chunk's size, when the supervisor knows it (the worker's memory estimates read it)
+    nbytes: int = 0
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import os
 import time
 import traceback
 from typing import Any
@@ -57,6 +58,11 @@ class SlotRunnerActor(mo.Actor):
         except Exception as e:  # noqa: BLE001 - only the subtasks reading these keys fail (see _run_one)
             logger.warning("could not read %d chunks from worker %s: %s", len(keys), worker, e)
             return [InputLost(worker, e)] * len(keys)
+
+    @mo.no_lock
+    def ping(self) -> int:
+        """This slot's process id; answering at all says the slot is up (after a restart, say)."""
+        return os.getpid()
 
     @mo.no_lock
     def cancel(self, session_id: str, task_id: str) -> None:

@@ -5,6 +5,14 @@ ordered by priority; whenever a slot is free it gets the next spec, or a few
 at once when subtasks are tiny (so that the hop to the slot process is not
 the bottleneck). Finished subtasks are registered with the worker's storage
 and reported back to the supervisor that sent them, batched by event-loop turn.
+
+Memory (see :mod:`.memory`): a spec starts only when its estimated need fits
+the worker's budget beside those running (alone, it always starts), and when
+the chunk cache has room for its outputs (it spills ahead to make some). A
+:class:`~.guard.MemoryGuard` samples the worker's memory: above the soft limit
+nothing new starts and the cache spills down; above the hard limit the slot
+running the biggest subtask is killed, and that subtask fails with
+:class:`~mars.services.errors.WorkerMemoryError`.
 """
 
 from __future__ import annotations
@@ -13,38 +21,86 @@ import asyncio
 import heapq
 import itertools
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ... import oscar as mo
+from ..storage.cache import ChunkCache
 from ..storage.core import ChunkStore
 from ..storage.shm import unlink_object
 from .api import OutputMeta, SlotOutcome, SubtaskReport, SubtaskSpec
+from .guard import MemoryGuard
+from .memory import SOFT, MemoryBudget, Need, estimate
 
 logger = logging.getLogger(__name__)
 
 #: subtasks faster than this on average go to a slot in batches of up to _MAX_BATCH
 _BATCH_BELOW_SECONDS = 1e-3
 _MAX_BATCH = 64
+#: and with outputs of at most this many bytes in all (tiny subtasks have small outputs)
+_BATCH_BYTES = 8 << 20
 #: outputs smaller than this travel with the report when the supervisor asked for values
 _REPORT_VALUE_BELOW = 64 * 1024
+#: a slot whose process died is given up on when it does not answer again within this
+_REVIVE_TIMEOUT = 120.0
+
+_Unit = tuple[tuple, int, list[SubtaskSpec], mo.ActorRef]
+
+
+@dataclass
+class InHand:
+    """A batch a slot is running, and what it holds of the worker's memory."""
+
+    slot: mo.ActorRef
+    batch: list[tuple[SubtaskSpec, mo.ActorRef]]
+    need: Need
 
 
 class ExecutionActor(mo.Actor):
-    """Queue and slots of one worker; ``store`` is the worker's chunk index (shared with storage)."""
+    """Queue and slots of one worker.
 
-    def __init__(self, slots: list[mo.ActorRef], store: ChunkStore, worker_address: str | None = None) -> None:
+    Parameters
+    ----------
+    slots
+        The slot runners.
+    cache
+        The worker's chunk cache (shared with its storage actor); a bare
+        :class:`ChunkStore` is taken as a cache without a limit.
+    worker_address
+        The worker's address as other nodes reach it (advertised).
+    budget
+        The worker's memory limits; None enforces none.
+    slot_pids
+        Returns the pid of each slot's process by slot address (slots that
+        run in this process have none, and cannot be stopped).
+    """
+
+    def __init__(self, slots: list[mo.ActorRef], cache: ChunkCache | ChunkStore, worker_address: str | None = None,
+                 budget: MemoryBudget | None = None, slot_pids: Callable[[], dict[str, int]] | None = None,
+                 sample_interval: float = 0.1) -> None:
         self._slots = list(slots)
-        self._worker_address = worker_address  # as other nodes reach this worker (advertised)
+        self._worker_address = worker_address  # as other nodes reach it (advertised)
         self._free = list(reversed(self._slots))
-        self._store = store
+        self._cache = cache if isinstance(cache, ChunkCache) else ChunkCache(cache)
+        self._store = self._cache.store
         #: units of work by priority: one spec, or a chained graph's specs (run together, in order)
-        self._queue: list[tuple[tuple, int, list[SubtaskSpec], mo.ActorRef]] = []
+        self._queue: list[_Unit] = []
         self._seq = itertools.count()
         self._cancelled: set[tuple[str, str]] = set()
         self._outbox: dict[mo.ActorRef, list[SubtaskReport]] = {}
         self._running = 0
         self._avg_cost = float("inf")
         self._tasks: set[asyncio.Task] = set()
+        self._in_hand: dict[tuple[str, str], InHand] = {}
+        self._guard = None if budget is None else MemoryGuard(budget, self._cache, slot_pids, sample_interval,
+                                                              worker_address or "")
+        self._cache.add_listener(self._pump_soon)
+        self._pump_scheduled = False
+
+    async def __post_create__(self) -> None:
+        if self._guard is not None:
+            self._spawn(self._guard.watch(lambda: self._in_hand, self._pump_soon))
 
     async def __pre_destroy__(self) -> None:
         for t in list(self._tasks):
@@ -92,32 +148,89 @@ class ExecutionActor(mo.Actor):
         heapq.heapify(self._queue)
 
     def stats(self) -> dict:
-        return {"n_slots": len(self._slots), "n_running": self._running, "n_queued": len(self._queue),
-                "n_free_slots": len(self._free)}
+        figures = {"n_slots": len(self._slots), "n_running": self._running, "n_queued": len(self._queue),
+                   "n_free_slots": len(self._free)}
+        if self._guard is not None:
+            figures.update(self._guard.stats())
+        return figures
 
     # ------------------------------------------------------------------ running
+    def _pump_soon(self) -> None:
+        """Pump once the current event-loop turn ends (memory was freed, the limits moved)."""
+        if not self._pump_scheduled:
+            self._pump_scheduled = True
+            asyncio.get_running_loop().call_soon(self._pump)
+
     def _pump(self) -> None:
+        self._pump_scheduled = False
         while self._free and self._queue:
-            batch = self._take_batch()
+            taken = self._take_batch()
+            if taken is None:
+                return  # the next unit waits for memory
+            batch, need = taken
             if not batch:
                 continue
             slot = self._free.pop()
             self._running += len(batch)
-            self._spawn(self._run_on(slot, batch))
+            hand = InHand(slot, batch, need)
+            self._in_hand[(slot.address, slot.uid)] = hand
+            for spec, _ in batch:
+                self._store.pin(spec.session_id, spec.subtask.input_keys)
+            self._cache.reserve(need.outputs)
+            self._spawn(self._run_on(hand))
 
-    def _take_batch(self) -> list[tuple[SubtaskSpec, mo.ActorRef]]:
+    def _take_batch(self) -> tuple[list[tuple[SubtaskSpec, mo.ActorRef]], Need] | None:
+        """The next units for one slot, or None when the first may not start yet (memory)."""
+        while self._queue and self._is_cancelled(self._queue[0][2]):
+            heapq.heappop(self._queue)
+        if not self._queue:
+            return [], Need(0, 0, 0.0)
+        need = estimate(self._queue[0][2], self._store)
+        if not self._admits(need, self._queue[0][2]):
+            return None
         size = 1
         if self._avg_cost < _BATCH_BELOW_SECONDS:
             size = max(1, min(_MAX_BATCH, len(self._queue) // (2 * len(self._slots))))
         batch: list[tuple[SubtaskSpec, mo.ActorRef]] = []
+        # a batch's outputs are registered when it ends: they must fit in the cache together
+        max_bytes = min(_BATCH_BYTES, max(self._cache.room(), 0))
         while self._queue and len(batch) < size:
+            unit = self._queue[0][2]
+            if batch:  # the rest of a batch of tiny subtasks runs after the first, in the same slot
+                if self._is_cancelled(unit):
+                    heapq.heappop(self._queue)
+                    continue
+                more = estimate(unit, self._store)
+                if need.outputs + more.outputs > max_bytes:
+                    break
+                need = Need(max(need.loaded, more.loaded), need.outputs + more.outputs, max(need.factor, more.factor),
+                            need.inputs + more.inputs)
             _, _, unit, reply_to = heapq.heappop(self._queue)
-            if (unit[0].session_id, unit[0].task_id) in self._cancelled:
-                continue
             for spec in unit:
                 self._attach_local_inputs(spec)
                 batch.append((spec, reply_to))
-        return batch
+        return batch, need
+
+    def _is_cancelled(self, unit: list[SubtaskSpec]) -> bool:
+        return (unit[0].session_id, unit[0].task_id) in self._cancelled
+
+    def _admits(self, need: Need, unit: list[SubtaskSpec]) -> bool:
+        """Whether ``unit``, needing ``need``, may start now (see the module's notes)."""
+        if self._cache.can_spill and self._cache.room() < need.outputs:
+            self._cache.spill_if_needed(extra=need.outputs)  # room for it is made ahead
+            if self._in_hand or self._cache.busy:
+                return False  # what runs, or the spills under way, will make room
+        if not self._in_hand:
+            if self._guard is not None:
+                self._guard.check_alone(need, unit)
+            return True
+        if self._guard is None:
+            return True
+        if self._guard.level >= SOFT:
+            return False
+        running = sum(h.need.total for h in self._in_hand.values())
+        return self._guard.budget.admits(need.total, running, self._store.shared_bytes + self._cache.reserved,
+                                         len(self._in_hand))
 
     def _attach_local_inputs(self, spec: SubtaskSpec) -> None:
         for key in spec.subtask.input_keys:
@@ -125,16 +238,28 @@ class ExecutionActor(mo.Actor):
                 spec.local_inputs[key] = self._store.get(spec.session_id, [key])[0]
                 spec.remote_inputs.pop(key, None)  # a copy fetched earlier is here already
 
-    async def _run_on(self, slot: mo.ActorRef, batch: list[tuple[SubtaskSpec, mo.ActorRef]]) -> None:
+    async def _run_on(self, hand: InHand) -> None:
+        slot, batch = hand.slot, hand.batch
         specs = [spec for spec, _ in batch]
+        crashed = False
         try:
             outcomes: list[SlotOutcome] = await slot.run(specs)
+            # the guard killed it just as it finished: its outcomes stand, the slot restarts
+            crashed = self._guard is not None and self._guard.stopped(slot) is not None
         except Exception as e:  # noqa: BLE001 - a slot process died or failed: every subtask in hand fails
-            logger.warning("slot %s failed running %d subtasks: %s", slot.address, len(specs), e)
-            outcomes = [SlotOutcome(s.index, s.task_id, error=e) for s in specs]
+            crashed = True
+            error = self._guard.stopped(slot) if self._guard is not None else None
+            if error is None:
+                logger.warning("slot %s failed running %d subtasks: %s", slot.address, len(specs), e)
+            # a memory stop is the subtask's own failure, not its worker's: it carries a "traceback"
+            # (the supervisor retries failures without one elsewhere, and this one would fail again)
+            why = f"{type(error).__name__}: {error}\n(no traceback: the worker killed the slot process)" if error else ""
+            outcomes = [SlotOutcome(s.index, s.task_id, error=error or e, traceback=why) for s in specs]
         finally:
             self._running -= len(specs)
-            self._free.append(slot)
+            del self._in_hand[(slot.address, slot.uid)]
+            for spec in specs:
+                self._store.unpin(spec.session_id, spec.subtask.input_keys)
         cost = sum(o.duration for o in outcomes) / max(len(outcomes), 1)
         self._avg_cost = cost if self._avg_cost == float("inf") else 0.8 * self._avg_cost + 0.2 * cost
         by_id = {(o.task_id, o.index): o for o in outcomes}
@@ -142,6 +267,28 @@ class ExecutionActor(mo.Actor):
             outcome = by_id.get((spec.task_id, spec.index))
             if outcome is not None:  # none: skipped after an earlier failure in its chain
                 self._report(spec, reply_to, outcome)
+        self._cache.release(hand.need.outputs)
+        if crashed:
+            self._spawn(self._revive(slot))
+        else:
+            self._free.append(slot)
+        self._pump()
+
+    async def _revive(self, slot: mo.ActorRef) -> None:
+        """Give the slot work again once its process answers (the main pool restarts a dead one)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _REVIVE_TIMEOUT
+        while True:
+            try:
+                await slot.ping.options(timeout=5)()
+                break
+            except Exception as e:  # noqa: BLE001 - restarting: refused, not there yet, or slow
+                if loop.time() > deadline:
+                    logger.error("slot %s did not come back within %g s (%s): it gets no more work",
+                                 slot.address, _REVIVE_TIMEOUT, e)
+                    return
+                await asyncio.sleep(0.1)
+        self._free.append(slot)
         self._pump()
 
     def _report(self, spec: SubtaskSpec, reply_to: mo.ActorRef, outcome: SlotOutcome) -> None:
@@ -151,15 +298,14 @@ class ExecutionActor(mo.Actor):
             if self._store.contains(spec.session_id, copy.key):
                 unlink_object(copy)  # another slot kept one first
                 continue
-            self._store.put(spec.session_id, [copy])
+            self._cache.register(spec.session_id, [copy])
             report.copies.append(copy.key)
         if outcome.error is None:
             if (spec.session_id, spec.task_id) in self._cancelled:
                 for desc in outcome.descs:
                     unlink_object(desc)
                 return
-            for replaced in self._store.put(spec.session_id, outcome.descs):
-                unlink_object(replaced)  # the same chunk made again: the old copy goes
+            self._cache.register(spec.session_id, outcome.descs)  # the same chunk made again: the old copy goes
             for desc, shape in zip(outcome.descs, outcome.shapes):
                 meta = OutputMeta(desc.key, shape, desc.nbytes)
                 if spec.report_values and desc.inline and desc.nbytes < _REPORT_VALUE_BELOW:

@@ -2,15 +2,24 @@
 
 The storage actor (and the execution actor, which shares the same object in
 the worker's main pool) records here which descriptor holds each chunk; the
-segments themselves are made and removed by :mod:`.shm`.
+segments themselves are made and removed by :mod:`.shm`, and spilled to disk
+by :mod:`.spill`.
+
+Beside the index, the store keeps what spilling decides by: the chunks held
+in memory in least-recently-used order, the pins of running subtasks (a
+pinned chunk is never spilled), when each chunk was last handed to a reader,
+and running totals of the bytes in memory, on disk and being spilled.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 
 from ..errors import DataNotFound
 from .shm import StoredObject
+
+_Key = tuple[str, str]  # (session id, chunk key)
 
 
 class ChunkStore:
@@ -29,7 +38,18 @@ class ChunkStore:
         self._sessions: dict[str, dict[str, StoredObject]] = {}
         self._n_chunks = 0
         self._memory_bytes = 0
+        self._shared_bytes = 0
+        self._disk_bytes = 0
+        self._spilling_bytes = 0
+        #: segment-backed chunks in memory, least recently used first
+        self._lru: OrderedDict[_Key, None] = OrderedDict()
+        self._pins: dict[_Key, int] = {}
+        #: when a chunk was last handed to a reader (monotonic seconds)
+        self._read_at: dict[_Key, float] = {}
+        #: chunks being copied to disk, with the time the copy started
+        self._spilling: dict[_Key, float] = {}
 
+    # ------------------------------------------------------------------ the index
     def put(self, session_id: str, descs: Iterable[StoredObject]) -> list[StoredObject]:
         """Record ``descs``; returns the descriptors they replaced that held other segments.
 
@@ -41,12 +61,11 @@ class ChunkStore:
         for desc in descs:
             old = chunks.get(desc.key)
             if old is not None:
-                self._forget(old)
+                self._forget(session_id, old)
                 if old.shm_name is not None and old.shm_name != desc.shm_name:
                     replaced.append(old)
             chunks[desc.key] = desc
-            self._n_chunks += 1
-            self._memory_bytes += desc.nbytes
+            self._count(session_id, desc)
         return replaced
 
     def get(self, session_id: str, keys: Iterable[str]) -> list[StoredObject]:
@@ -77,7 +96,7 @@ class ChunkStore:
             return []
         removed = [d for d in (chunks.pop(k, None) for k in keys) if d is not None]
         for desc in removed:
-            self._forget(desc)
+            self._forget(session_id, desc)
         if not chunks:
             del self._sessions[session_id]
         return removed
@@ -86,7 +105,7 @@ class ChunkStore:
         """Forget every chunk of the session; returns their descriptors."""
         removed = list(self._sessions.pop(session_id, {}).values())
         for desc in removed:
-            self._forget(desc)
+            self._forget(session_id, desc)
         return removed
 
     def all(self) -> list[StoredObject]:
@@ -94,9 +113,137 @@ class ChunkStore:
         return [d for chunks in self._sessions.values() for d in chunks.values()]
 
     def stats(self) -> dict[str, int]:
-        """``n_chunks`` and ``memory_bytes`` (the ``nbytes`` of inline and shared chunks alike)."""
+        """``n_chunks`` and ``memory_bytes`` (the ``nbytes`` of inline and shared chunks not spilled)."""
         return {"n_chunks": self._n_chunks, "memory_bytes": self._memory_bytes}
 
-    def _forget(self, desc: StoredObject) -> None:
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes of the chunks held in memory (inline or in shared memory), those being spilled included."""
+        return self._memory_bytes
+
+    @property
+    def shared_bytes(self) -> int:
+        """Bytes of the chunks held in segments (not inline): what ``--cache-mem`` bounds, and what may spill."""
+        return self._shared_bytes
+
+    @property
+    def disk_bytes(self) -> int:
+        """Bytes of the chunks spilled to disk."""
+        return self._disk_bytes
+
+    @property
+    def spilling_bytes(self) -> int:
+        """Bytes of the chunks being copied to disk now (still counted in memory)."""
+        return self._spilling_bytes
+
+    # ------------------------------------------------------------------ readers
+    def touch(self, session_id: str, keys: Iterable[str], now: float) -> None:
+        """Mark ``keys`` read at ``now``: most recently used, and not to be spilled for a while."""
+        for key in keys:
+            k = (session_id, key)
+            if k in self._lru:
+                self._lru.move_to_end(k)
+                self._read_at[k] = now
+
+    def pin(self, session_id: str, keys: Iterable[str]) -> None:
+        """Keep ``keys`` in memory until :meth:`unpin`: a running subtask reads them.
+
+        Pins count: a chunk pinned twice needs two unpins. Keys not stored
+        may be pinned too (an input that another slot is about to copy here).
+        """
+        for key in keys:
+            k = (session_id, key)
+            self._pins[k] = self._pins.get(k, 0) + 1
+            if k in self._lru:
+                self._lru.move_to_end(k)
+
+    def unpin(self, session_id: str, keys: Iterable[str]) -> None:
+        """Drop one pin of each of ``keys``."""
+        for key in keys:
+            k = (session_id, key)
+            n = self._pins.get(k, 0) - 1
+            if n > 0:
+                self._pins[k] = n
+            else:
+                self._pins.pop(k, None)
+
+    def pinned(self, session_id: str, key: str) -> bool:
+        """Whether a running subtask holds ``key``."""
+        return (session_id, key) in self._pins
+
+    # ------------------------------------------------------------------ spilling
+    def spill_candidates(self, nbytes: int, now: float, lease: float) -> list[tuple[str, StoredObject]]:
+        """The least recently used chunks that may go to disk, until they add up to ``nbytes``.
+
+        Skipped: pinned chunks, chunks being spilled already, and chunks
+        handed to a reader less than ``lease`` seconds ago (the reader may be
+        about to map their segment).
+        """
+        out: list[tuple[str, StoredObject]] = []
+        total = 0
+        for k in self._lru:
+            if total >= nbytes:
+                break
+            if k in self._pins or k in self._spilling or now - self._read_at.get(k, -lease) < lease:
+                continue
+            desc = self._sessions[k[0]][k[1]]
+            out.append((k[0], desc))
+            total += desc.nbytes
+        return out
+
+    def begin_spill(self, session_id: str, desc: StoredObject, now: float) -> None:
+        """``desc`` is being copied to disk from ``now`` on."""
+        k = (session_id, desc.key)
+        assert k in self._lru and k not in self._spilling, f"chunk {desc.key} cannot be spilled now"
+        self._spilling[k] = now
+        self._spilling_bytes += desc.nbytes
+
+    def finish_spill(self, session_id: str, old: StoredObject, new: StoredObject | None) -> bool:
+        """The copy of ``old`` ended (``new``: its descriptor on disk; None if the copy failed).
+
+        Returns whether the chunk now lives on disk. It does not when it was
+        deleted or stored again meanwhile, pinned, or handed to a reader since
+        the copy began: then the caller removes the copy and the chunk stays
+        in memory, and otherwise it unlinks ``old``'s segment.
+        """
+        k = (session_id, old.key)
+        chunks = self._sessions.get(session_id, {})
+        if chunks.get(old.key) is not old:
+            return False  # deleted or stored again: forgetting ``old`` ended its spill already
+        started = self._spilling.pop(k, None)
+        if started is None:
+            return False
+        self._spilling_bytes -= old.nbytes
+        if new is None:
+            return False
+        if k in self._pins or self._read_at.get(k, float("-inf")) >= started:
+            return False
+        self._forget(session_id, old)
+        chunks[old.key] = new
+        self._count(session_id, new)
+        return True
+
+    # ------------------------------------------------------------------ totals
+    def _count(self, session_id: str, desc: StoredObject) -> None:
+        self._n_chunks += 1
+        if desc.spilled:
+            self._disk_bytes += desc.nbytes
+            return
+        self._memory_bytes += desc.nbytes
+        if desc.shm_name is not None:
+            self._shared_bytes += desc.nbytes
+            self._lru[(session_id, desc.key)] = None
+
+    def _forget(self, session_id: str, desc: StoredObject) -> None:
         self._n_chunks -= 1
+        if desc.spilled:
+            self._disk_bytes -= desc.nbytes
+            return
         self._memory_bytes -= desc.nbytes
+        if desc.shm_name is not None:
+            self._shared_bytes -= desc.nbytes
+        k = (session_id, desc.key)
+        self._lru.pop(k, None)
+        self._read_at.pop(k, None)
+        if self._spilling.pop(k, None) is not None:
+            self._spilling_bytes -= desc.nbytes

@@ -42,6 +42,7 @@ __all__ = [
     "StoredObject",
     "get_object",
     "put_object",
+    "segment_path",
     "segment_views",
     "unlink_object",
     "unlink_prefix",
@@ -88,7 +89,9 @@ class StoredObject:
     buffer_sizes
         Sizes of the out-of-band buffers, in segment order; empty when inline.
     shm_name
-        The shared-memory segment holding the buffers; None when inline.
+        The shared-memory segment holding the buffers; None when inline. An
+        absolute path when the chunk was spilled: a file of a spill
+        directory, with the segment's layout, mapped the same way.
     value
         The object itself when inline; None otherwise.
     shm_header_size
@@ -108,6 +111,11 @@ class StoredObject:
     def inline(self) -> bool:
         """Whether the object travels in the descriptor rather than in a segment."""
         return self.shm_name is None
+
+    @property
+    def spilled(self) -> bool:
+        """Whether the data sits in a spill file on disk rather than in shared memory."""
+        return self.shm_name is not None and self.shm_name.startswith("/")
 
 
 def put_object(key: str, value: Any, prefix: str, inline_below: int = INLINE_BELOW) -> StoredObject:
@@ -291,8 +299,14 @@ def _sizes(desc: StoredObject) -> tuple[int, ...]:
     return (desc.shm_header_size, *desc.buffer_sizes) if desc.shm_header_size else desc.buffer_sizes
 
 
-def _path(name: str) -> str:
+def segment_path(name: str) -> str:
+    """The file behind segment ``name``: in ``SHM_DIR``, ``DISK_DIR`` (``@`` names) or a spill directory."""
+    if name.startswith("/"):
+        return name
     return os.path.join(DISK_DIR, name[1:]) if name.startswith("@") else os.path.join(SHM_DIR, name)
+
+
+_path = segment_path
 
 
 _warned_full = False

@@ -1,9 +1,11 @@
 """The storage actors of a worker.
 
 :class:`StorageActor`, in the worker's main pool, indexes what the slots
-stored and frees it. :class:`TransferActor`, one in each IO sub pool, serves
-other workers' reads straight from shared memory, so that the main process
-never copies chunk bytes and its event loop stays free for control calls.
+stored, frees it, and (through its :class:`~.cache.ChunkCache`) spills what
+does not fit in ``--cache-mem``. :class:`TransferActor`, one in each IO sub
+pool, serves other workers' reads straight from shared memory or spill
+files, so that the main process never copies chunk bytes and its event loop
+stays free for control calls.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import logging
 from typing import Any
 
 from ... import oscar as mo
+from ..errors import DataNotFound
+from .cache import ChunkCache
 from .core import ChunkStore
-from .shm import Serialized, StoredObject, get_object, unlink_object, unlink_prefix
+from .shm import Serialized, StoredObject, get_object, unlink_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -22,7 +26,7 @@ TRANSFER_UID = "transfer"
 
 
 class StorageActor(mo.Actor):
-    """The index of a worker's chunks, and the owner of its segments.
+    """The index of a worker's chunks, and the owner of its segments and spill files.
 
     Parameters
     ----------
@@ -32,27 +36,40 @@ class StorageActor(mo.Actor):
     store
         The index to use; the execution actor of the same main pool may be
         given the same object, so that both see one set of chunks.
+    cache
+        The chunk cache over ``store`` that keeps chunk data within the
+        worker's ``--cache-mem`` (shared with the execution actor too); by
+        default one without a limit, which never spills.
     """
 
-    def __init__(self, prefix: str, store: ChunkStore | None = None) -> None:
+    def __init__(self, prefix: str, store: ChunkStore | None = None, cache: ChunkCache | None = None) -> None:
         self._prefix = prefix
-        self._store = store if store is not None else ChunkStore()
+        self._cache = cache if cache is not None else ChunkCache(store)
+        self._store = self._cache.store
+
+    async def __post_create__(self) -> None:
+        if self._cache.dirs is not None:
+            self._cache.dirs.remove_strays()
 
     async def __pre_destroy__(self) -> None:
-        for desc in self._store.all():
-            unlink_object(desc)
+        await self._cache.close()
         strays = unlink_prefix(self._prefix)
         if strays:
             logger.info("removed %d unregistered shared memory segments of %s", strays, self._prefix)
 
     def register(self, session_id: str, descs: list[StoredObject]) -> None:
         """Record chunks a slot stored; a chunk stored again frees its earlier segment."""
-        for old in self._store.put(session_id, descs):
-            unlink_object(old)
+        self._cache.register(session_id, descs)
 
     def get_descs(self, session_id: str, keys: list[str]) -> list[StoredObject]:
-        """Descriptors of ``keys``; raises DataNotFound naming the first missing one."""
-        return self._store.get(session_id, keys)
+        """Descriptors of ``keys``; raises DataNotFound naming the first missing one.
+
+        A spilled chunk's descriptor names its spill file, which
+        :func:`~.shm.get_object` maps as it maps a segment. Whatever the
+        caller gets stays where it is for a while (:data:`~.cache.READ_LEASE`),
+        long enough to map it.
+        """
+        return self._cache.read(session_id, keys)
 
     def get_values(self, session_id: str, keys: list[str], serialized: bool = False) -> list[Any]:
         """The objects of ``keys``, for readers on other workers when there is no IO pool.
@@ -62,22 +79,26 @@ class StorageActor(mo.Actor):
         process still receives the object, but this process never unpickles
         it; a caller in this process gets the wrappers (see :func:`~.shm.unwrap`).
         """
-        descs = self._store.get(session_id, keys)
-        return [Serialized.of(d) for d in descs] if serialized else [get_object(d) for d in descs]
+        return _load(self._cache.read(session_id, keys), serialized)
 
     def delete(self, session_id: str, keys: list[str]) -> None:
         """Forget ``keys`` and free their segments; missing keys are ignored."""
-        for desc in self._store.delete(session_id, keys):
-            unlink_object(desc)
+        self._cache.delete(session_id, keys)
 
     def delete_session(self, session_id: str) -> None:
         """Forget and free every chunk of the session."""
-        for desc in self._store.delete_session(session_id):
-            unlink_object(desc)
+        self._cache.delete_session(session_id)
 
     def stats(self) -> dict[str, int]:
-        """``n_chunks``, ``memory_bytes`` and ``disk_bytes`` (0: nothing spills yet)."""
-        return {**self._store.stats(), "disk_bytes": 0}
+        """``n_chunks``, ``memory_bytes`` (in memory) and ``disk_bytes`` (spilled).
+
+        With a cache limit, also ``cache_limit``, ``spilled_bytes_total``
+        (ever spilled) and ``n_spilled``.
+        """
+        figures = self._cache.stats()
+        if self._cache.limit is None:
+            return {k: figures[k] for k in ("n_chunks", "memory_bytes", "disk_bytes")}
+        return figures
 
 
 class TransferActor(mo.Actor):
@@ -102,4 +123,15 @@ class TransferActor(mo.Actor):
         DataNotFound naming the first key the worker does not hold.
         """
         descs: list[StoredObject] = await self._storage.get_descs(session_id, keys)
-        return [Serialized.of(d) for d in descs] if serialized else [get_object(d) for d in descs]
+        for _ in range(2):
+            try:
+                return _load(descs, serialized)
+            except DataNotFound:
+                # a segment went between the two steps (spilled in spite of the read lease, on a
+                # loaded host): the storage actor's next answer names where the chunk is now
+                descs = await self._storage.get_descs(session_id, keys)
+        return _load(descs, serialized)
+
+
+def _load(descs: list[StoredObject], serialized: bool) -> list[Any]:
+    return [Serialized.of(d) for d in descs] if serialized else [get_object(d) for d in descs]
