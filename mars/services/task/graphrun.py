@@ -133,7 +133,7 @@ class GraphRun:
         for k in st.input_keys:
             m = self.proc.meta.get(k)
             if m is not None and address not in m.holders:
-                remote[k] = RemoteInput(m.worker, placer.transfer_addresses(m.worker))
+                remote[k] = RemoteInput(m.worker, placer.transfer_addresses(m.worker), m.nbytes)
         self.sources[i] = {r.worker for r in remote.values()}
         report_values = any(k in self.keep for k in st.output_keys)
         return SubtaskSpec(self.proc.session_id, self.task.task_id, self.base + i, st,

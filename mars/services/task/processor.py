@@ -425,7 +425,9 @@ class SessionProcessor:
             if run is None:  # its task ended (failed or cancelled): drop what it made
                 for key in report.copies:
                     self.meta.add_copy(key, report.worker)  # still held by someone: a copy is a copy
-                dropped = [o.key for o in report.outputs if not self._held_on(o.key, report.worker)]
+                live = {k for runs in self._runs_by_task.values() for r in runs for k in r.state.owned | r.keep}
+                dropped = [o.key for o in report.outputs
+                           if not self._held_on(o.key, report.worker) and o.key not in live]
                 dropped += [k for k in report.copies if k not in self.meta]
                 await self._delete_on(report.worker, dropped)
                 continue
