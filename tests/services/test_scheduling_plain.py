@@ -104,3 +104,38 @@ async def test_a_long_session_keeps_only_its_last_finished_tasks():
             task.done.set()
     proc._forget_old_tasks(keep=5)
     assert list(proc.tasks) == ["t3", "t7", "t8", "t9", "t10", "t11"]
+
+
+def test_a_doomed_key_waits_for_the_last_run_that_pins_it():
+    from mars.services.lifecycle.core import Pins
+
+    pins = Pins()
+    pins.pin(["k", "j"])  # run A makes k and j
+    pins.pin(["k"])  # run B reads k
+    assert pins.unpin(["k", "j"]) == []  # A is done with both and would free them
+    assert sorted(pins.doom(["k", "j"])) == ["j"]  # j goes now; B still reads k
+    assert "k" in pins and "j" not in pins
+    assert pins.unpin(["k"]) == ["k"]  # B's last read: k goes
+    assert len(pins) == 0
+
+
+def test_unpinning_a_key_nobody_doomed_frees_nothing():
+    from mars.services.lifecycle.core import Pins
+
+    pins = Pins()
+    pins.pin(["k", "k"])
+    assert pins.unpin(["k"]) == [] and pins.unpin(["k"]) == []
+    assert pins.unpin(["k"]) == []  # more unpins than pins are ignored
+    assert pins.doom(["k"]) == ["k"]
+
+
+def test_a_graph_lets_go_of_what_no_pending_subtask_reads():
+    g = GraphState(_tree(), lambda k: False, keep={"root"})
+    g.complete(0)
+    assert g.unneeded(0) == []  # a is read by ab, still pending
+    g.complete(1)
+    g.complete(2)
+    assert sorted(g.unneeded(2)) == ["a", "b"]
+    for i in (3, 4, 5, 6):
+        g.complete(i)
+    assert sorted(g.unneeded(6)) == ["ab", "cd", "root"]

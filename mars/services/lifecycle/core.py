@@ -44,3 +44,55 @@ class RefCounts:
 
     def count(self, key: str) -> int:
         return self._refs.get(key, 0)
+
+
+class Pins:
+    """Keys that live runs and tasks of a session still need, counted per user.
+
+    Runs of different tasks compute and read the same chunks (keys follow the
+    computation, not the task): a key one user is done with and would free
+    (``doom``) stays while another still pins it, and goes when the last one
+    lets go (``unpin``).
+    """
+
+    def __init__(self) -> None:
+        self._count: dict[str, int] = {}
+        self._doomed: set[str] = set()
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._count
+
+    def __len__(self) -> int:
+        return len(self._count)
+
+    def pin(self, keys: Iterable[str]) -> None:
+        count = self._count
+        for k in keys:
+            count[k] = count.get(k, 0) + 1
+
+    def unpin(self, keys: Iterable[str]) -> list[str]:
+        """Drop one pin per key; returns the doomed keys nothing pins any more (to free now)."""
+        out = []
+        count = self._count
+        for k in keys:
+            n = count.get(k)
+            if n is None:
+                continue
+            if n > 1:
+                count[k] = n - 1
+                continue
+            del count[k]
+            if k in self._doomed:
+                self._doomed.discard(k)
+                out.append(k)
+        return out
+
+    def doom(self, keys: Iterable[str]) -> list[str]:
+        """``keys`` are to be freed: returns those nothing pins (free now); the rest wait for their last unpin."""
+        out = []
+        for k in keys:
+            if k in self._count:
+                self._doomed.add(k)
+            else:
+                out.append(k)
+        return out

@@ -47,6 +47,14 @@ class MetaStore:
     def put(self, meta: ChunkMeta) -> None:
         self._meta[meta.key] = meta
 
+    def record(self, meta: ChunkMeta) -> None:
+        """A worker made ``meta.key``: a key already held elsewhere (made there too, by another run of
+        the same computation) keeps those holders as copies, so that freeing it frees every one."""
+        old = self._meta.get(meta.key)
+        if old is not None:
+            meta.copies |= old.holders - {meta.worker}
+        self._meta[meta.key] = meta
+
     def pop_many(self, keys: Iterable[str]) -> list[ChunkMeta]:
         """Remove ``keys`` (missing ones ignored); returns what was removed."""
         out = []

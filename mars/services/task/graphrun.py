@@ -56,6 +56,9 @@ class GraphRun:
         self.sources: dict[int, set[str]] = {}
         self.chained = False
         self.view = proc.task_graph(task).add_run(base, subtasks)
+        #: keys this run reads or makes and still needs: other runs of the session do not free them meanwhile
+        self.pinned = {k for st in self.state.subtasks for k in (*st.input_keys, *st.output_keys)}
+        proc.pins.pin(self.pinned)
 
     @property
     def total(self) -> int:
@@ -149,14 +152,15 @@ class GraphRun:
                 self.future.set_exception(self._failure(i, report))
             return [], []
         for o in report.outputs:
-            self.proc.meta.put(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
+            self.proc.meta.record(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
         for key in report.copies:
             self.proc.meta.add_copy(key, report.worker)
-        if self.future.done():  # the run failed or was cancelled meanwhile: what it made goes
-            return [], [o.key for o in report.outputs if o.key in self.state.owned]
+        if self.future.done():  # the run failed or was cancelled meanwhile: what it made goes (at its end)
+            return [], self.proc.pins.doom(o.key for o in report.outputs if o.key in self.state.owned)
         self.task.n_finished += 1
         self.proc.task_graph(self.task).subtask_done(self.view, i, self.state.subtasks[i])
         ready, free = self.state.complete(i)
+        free = self._let_go(self.state.unneeded(i), free)
         if self.chained:
             ready = []  # sent already, with the rest of the chain
         if self.state.is_finished:
@@ -193,6 +197,24 @@ class GraphRun:
         if not self.future.done():
             self.future.set_exception(error)
 
+    def _let_go(self, keys: Sequence[str], doomed: Sequence[str]) -> list[str]:
+        """This run no longer needs ``keys`` and would free ``doomed``: returns what to free now
+        (a key another run of the session still needs waits for it)."""
+        mine = [k for k in keys if k in self.pinned]
+        self.pinned.difference_update(mine)
+        pins = self.proc.pins
+        return pins.unpin(mine) + pins.doom(doomed)
+
     def leftovers(self) -> list[str]:
-        """Intermediates made so far: freed when the run stops early."""
-        return self.state.produced_owned()
+        """Intermediates this run would make and still holds: freed when it stops early."""
+        return [k for k in self.state.owned if k in self.pinned]
+
+    def carry(self) -> list[str]:
+        """The leftovers, still pinned, handed to the caller (a run cut short: the next one reads them)."""
+        keys = self.leftovers()
+        self.pinned.difference_update(keys)
+        return keys
+
+    def finish(self, doomed: Sequence[str] = ()) -> list[str]:
+        """The run ended: it lets go of every key it still pins; returns what to free now."""
+        return self._let_go(list(self.pinned), doomed)

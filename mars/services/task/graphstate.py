@@ -49,6 +49,11 @@ class GraphState:
         free.extend(k for k in st.output_keys if k not in self.refs and k in self.owned)
         return ready, free
 
+    def unneeded(self, i: int) -> list[str]:
+        """Keys subtask ``i`` read or made that no pending subtask of this graph reads (call after ``complete``)."""
+        st = self.subtasks[i]
+        return [k for k in {*st.input_keys, *st.output_keys} if self.refs.get(k, 0) == 0]
+
     @property
     def is_finished(self) -> bool:
         return self.finished == self.total

@@ -29,8 +29,8 @@ from ..cluster.api import ClusterAPI
 from ...core.operator import HeldData
 from ..errors import DataNotFound, NoWorkersError, TaskCancelled, TaskNotFound, WorkerLost
 from ..execution.api import EXECUTION_UID, SubtaskReport, SubtaskSpec
-from ..lifecycle.core import RefCounts
-from ..meta.core import MetaStore
+from ..lifecycle.core import Pins, RefCounts
+from ..meta.core import ChunkMeta, MetaStore
 from ..scheduling.placement import Placer, WorkerLoad
 from ..storage.api import fetch_values
 from ..storage.worker import STORAGE_UID
@@ -69,7 +69,8 @@ class TaskRecord:
     n_finished: int = 0
     n_subtasks: int = 0
     runs: list[GraphRun] = field(default_factory=list)
-    stage_keys: set[str] = field(default_factory=set)
+    #: keys the task asked for (stage results, targets): kept while it runs, whoever else frees them
+    pinned: set[str] = field(default_factory=set)
     workers_used: set[str] = field(default_factory=set)
     results: list[TileableResult] = field(default_factory=list)
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -86,6 +87,8 @@ class SessionProcessor:
         self.config = config
         self.meta = MetaStore()
         self.refs = RefCounts()
+        #: keys live runs and tasks still need (concurrent tasks share chunks: one must not free another's)
+        self.pins = Pins()
         self.tasks: dict[str, TaskRecord] = {}
         self._cluster = ClusterAPI(supervisor)
         self._placer: Placer | None = None
@@ -256,7 +259,7 @@ class SessionProcessor:
             except Exception:  # noqa: BLE001 - the dashboard's view must never keep a task from ending
                 logger.exception("task %s: could not keep its graph's final states", task.task_id)
             task.targets = []  # the tiled graph goes: a session may run thousands of tasks
-            await self._free_stage_keys(task)
+            await self._let_go_of(task)
             self._runs_by_task.pop(task.task_id, None)
             task.done.set()
             self._forget_old_tasks()
@@ -308,7 +311,6 @@ class SessionProcessor:
         keep = {c.key for c in chunks}
         future = asyncio.run_coroutine_threadsafe(self._run_chunks(task, chunks, keep), loop)
         future.result()
-        task.stage_keys.update(keep)
         for c in chunks:
             shape = self._shape(c)
             if tuple(shape) != tuple(c.shape):
@@ -324,6 +326,8 @@ class SessionProcessor:
         run reads it and computes only what was lost or not made yet.
         """
         carried: list[str] = []
+        self.pins.pin(keep - task.pinned)
+        task.pinned |= keep
         try:
             for attempt in itertools.count(1):
                 try:
@@ -336,7 +340,7 @@ class SessionProcessor:
                     logger.warning("task %s of session %s: %s; computing what is missing again (retry %d of %d)",
                                    task.task_id, self.session_id, e, attempt, self.config.max_retries)
         finally:
-            await self.free([k for k in carried if k not in keep])
+            await self.free(self.pins.unpin(carried) + [k for k in carried if k not in keep])
 
     async def _run_graph(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
                          carried: list[str]) -> None:
@@ -350,19 +354,22 @@ class SessionProcessor:
         task.next_index += len(subtasks)
         task.n_subtasks += len(subtasks)
         self._runs_by_task.setdefault(task.task_id, []).append(run)
+        doomed: list[str] = []
         try:
             await run.start()
             await run.future
         except WorkerLost:
-            carried.extend(run.leftovers())  # the next run reads them
+            carried.extend(run.carry())  # the next run reads them
+            self._spawn(self._drop_queued(run))
             raise
         except BaseException:
             run.fail(TaskCancelled("stopped"))
-            await self.free(run.leftovers())
+            doomed = run.leftovers()
             raise
         finally:
             run.view.stop()
             self._runs_by_task[task.task_id].remove(run)
+            await self.free(run.finish(doomed))
 
     def _forget_dead(self, placer: Placer) -> None:
         """Chunks on workers that are no longer in the cluster are gone (lost while no task watched)."""
@@ -422,14 +429,8 @@ class SessionProcessor:
             run = self._run_of(report)
             if self._placer is not None:
                 self._placer.done(report.worker)
-            if run is None:  # its task ended (failed or cancelled): drop what it made
-                for key in report.copies:
-                    self.meta.add_copy(key, report.worker)  # still held by someone: a copy is a copy
-                live = {k for runs in self._runs_by_task.values() for r in runs for k in r.state.owned | r.keep}
-                dropped = [o.key for o in report.outputs
-                           if not self._held_on(o.key, report.worker) and o.key not in live]
-                dropped += [k for k in report.copies if k not in self.meta]
-                await self._delete_on(report.worker, dropped)
+            if run is None:  # its run ended (failed, cancelled or cut short)
+                await self._on_late_report(report)
                 continue
             try:
                 ready, free = run.on_report(report)
@@ -443,6 +444,18 @@ class SessionProcessor:
         await asyncio.gather(*[run.dispatch(ready) for run, ready in to_dispatch])
         if to_free:
             self._free_soon(to_free)
+
+    async def _on_late_report(self, report: SubtaskReport) -> None:
+        """What a run that has ended made: kept where some live run or result needs the key, else dropped."""
+        for key in report.copies:
+            self.meta.add_copy(key, report.worker)  # still held by someone: a copy is a copy
+        dropped = [k for k in report.copies if k not in self.meta]
+        for o in report.outputs:
+            if o.key in self.pins or o.key in self.refs:
+                self.meta.record(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
+            elif not self._held_on(o.key, report.worker):
+                dropped.append(o.key)
+        await self._delete_on(report.worker, dropped)
 
     def _held_on(self, key: str, worker: str) -> bool:
         """Whether meta has ``key`` on ``worker`` (a later run made it there again: it must stay)."""
@@ -465,7 +478,10 @@ class SessionProcessor:
                        self.session_id, len(lost))
         task = TaskRecord(f"recover-{uuid.uuid4().hex[:8]}", [])
         task.graph = TaskGraph([])
-        await self._run_chunks(task, [self.lineage[k] for k in lost], set(lost))
+        try:
+            await self._run_chunks(task, [self.lineage[k] for k in lost], set(lost))
+        finally:
+            await self._let_go_of(task)
 
     async def fetch(self, keys: list[str]) -> list[Any]:
         """Values of held chunks; those lost with a worker are computed again first."""
@@ -522,7 +538,9 @@ class SessionProcessor:
         await self.free(self.refs.decref(keys))
 
     async def free(self, keys: list[str]) -> None:
-        """Drop chunks from meta and from the workers that hold them."""
+        """Drop chunks from meta and from the workers that hold them (held results stay; a key a live
+        run still needs goes when it is done with it)."""
+        keys = self.pins.doom(keys)
         for k in keys:
             if k not in self.refs:
                 self.lineage.pop(k, None)
@@ -534,6 +552,7 @@ class SessionProcessor:
 
     def _free_soon(self, keys: list[str]) -> None:
         """Free intermediates with one message per worker per event-loop turn, not one per report."""
+        keys = self.pins.doom(keys)
         for m in self.meta.pop_many(k for k in keys if k not in self.refs):
             for w in m.holders:
                 self._freeing.setdefault(w, []).append(m.key)
@@ -553,10 +572,22 @@ class SessionProcessor:
         except Exception as e:  # noqa: BLE001 - a lost worker took its chunks with it
             logger.debug("could not free %d chunks on %s: %s", len(keys), worker, e)
 
-    async def _free_stage_keys(self, task: TaskRecord) -> None:
-        if task.stage_keys:
-            keep = {c.key for r in task.results for c in r.chunks}
-            await self.free([k for k in task.stage_keys if k not in keep])
+    async def _let_go_of(self, task: TaskRecord) -> None:
+        """The task ended: its stage results, and targets it did not deliver, go unless held or needed."""
+        results = {c.key for r in task.results for c in r.chunks}
+        pinned, task.pinned = task.pinned, set()
+        await self.free(self.pins.unpin(pinned) + [k for k in pinned if k not in results])
+
+    async def _drop_queued(self, run: GraphRun) -> None:
+        """What a run cut short still has queued on the workers left goes: the next run makes what is missing."""
+        async def drop_on(worker: str) -> None:
+            try:
+                await mo.ActorRef(worker, EXECUTION_UID).drop_queued(self.session_id, run.task.task_id, run.base,
+                                                                     run.base + run.total)
+            except Exception as e:  # noqa: BLE001 - a lost worker queues nothing
+                logger.debug("could not drop queued subtasks of task %s on %s: %s", run.task.task_id, worker, e)
+
+        await asyncio.gather(*[drop_on(w) for w in set(run.placed.values())])
 
     async def _cancel_on_workers(self, task: TaskRecord) -> None:
         async def cancel_on(worker: str) -> None:
