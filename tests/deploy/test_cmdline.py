@@ -128,7 +128,7 @@ def test_worker_flags_land_on_their_config_keys(tmp_path) -> None:
         "host": "127.0.0.1", "port": 7003, "supervisors": ["10.0.0.1:7001", "10.0.0.2:7002"],
         "advertise_address": "127.0.0.1", "n_cpu": 8, "n_io_process": 2, "cuda_devices": [0, 1],
         "cache_mem": "4g", "spill_dirs": [f"{tmp_path}/a", os.path.expanduser("~/b")], "phy_mem": "90%",
-        "slots_in_process": False,
+        "cancel_grace": 2.0, "slots_in_process": False,
     }  # fmt: skip
     assert cfg["logging"] == {"level": "DEBUG", "format": "%(message)s", "conf": "log.ini"}
     assert cfg["oscar"] == {"use_uvloop": "no", "start_method": "spawn"}

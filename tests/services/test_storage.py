@@ -175,6 +175,16 @@ def test_unlink_prefix_removes_only_that_workers_segments(prefix):
         unlink_prefix("")
 
 
+def test_unlink_prefix_keeps_the_registered_segments_of_a_dead_slot(prefix):
+    slot = f"{prefix}-slot-0"
+    registered = put_object("done", BIG, slot)
+    cut_off = [put_object(f"half-{i}", BIG, slot) for i in range(2)]  # written, never reported
+    assert unlink_prefix(slot, {registered.shm_name}) == 2
+    assert segments(slot) == [registered.shm_name]
+    assert get_object(registered).shape == BIG.shape and len(cut_off) == 2
+    assert unlink_prefix(prefix) == 1  # the worker's own end takes the rest
+
+
 def test_a_serialized_object_pickles_as_the_object_with_the_segment_bytes_out_of_band(prefix):
     value = {"x": BIG, "words": np.array([f"w{i}" for i in range(20_000)], dtype=object)}
     desc = put_object("k", value, prefix)

@@ -399,6 +399,26 @@ async def test_over_the_soft_limit_the_queue_holds_new_subtasks_and_one_runs_at_
         await pool.stop()
 
 
+async def test_a_cut_runs_queued_subtasks_are_dropped_and_the_rest_run():
+    pool = await mo.create_actor_pool("127.0.0.1", n_process=0)
+    try:
+        slot = await mo.create_actor(GatedSlot, uid="slot/0", address=pool.address)
+        reports = await mo.create_actor(Reports, address=pool.address)
+        execution = await mo.create_actor(ExecutionActor, [slot], ChunkCache(ChunkStore()), "w", None,
+                                          address=pool.address)
+        f64 = np.dtype("float64")
+        await execution.submit([spec(FakeOp(), [], [(10,)], [f64], index=i) for i in range(5)], reports)
+        await _until(lambda: _eq(slot.seen, [0]))
+        assert await execution.drop_queued("s", "t", 2, 4) == 2  # the run numbered 2 and 3 was cut short
+        assert await execution.drop_queued("s", "other", 0, 5) == 0
+        for _ in range(3):
+            await slot.open()
+            await asyncio.sleep(0.05)
+        await _until(lambda: _eq(reports.get, [0, 1, 4]))
+    finally:
+        await pool.stop()
+
+
 async def _eq(fn: Any, expected: Any) -> bool:
     return await fn() == expected
 

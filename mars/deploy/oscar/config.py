@@ -329,6 +329,7 @@ def _build_checks() -> dict[str, Callable[[Any], Any]]:
         "worker.n_cpu": check_n_cpu,
         "worker.n_io_process": check_non_negative_int,  # 0: the main pool serves transfers itself
         "worker.slots_in_process": check_bool,
+        "worker.cancel_grace": check_positive_float,
         "worker.cuda_devices": check_cuda_devices,
         "worker.cache_mem": check_mem,
         "worker.phy_mem": check_mem,

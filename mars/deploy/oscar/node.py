@@ -158,9 +158,21 @@ def _tune_gc() -> None:
     gc.set_threshold(50_000, 20, 20)
 
 
+def _preload_kernels() -> None:
+    """Import the tensor and dataframe packages as the node starts.
+
+    A job's ops are unpickled on the node's event loop as they arrive; the
+    first dataframe job would import pandas there, stalling the loop (and the
+    worker's heartbeats with it) for a second or more on a busy machine, which
+    is enough for the supervisor to take a live worker for lost.
+    """
+    from ... import dataframe, tensor  # noqa: F401
+
+
 async def start_supervisor(config: dict) -> SupervisorNode:
     """Start a supervisor pool with its services (and web, when ``supervisor.web`` and a web port)."""
     _tune_gc()
+    _preload_kernels()
     sup = config["supervisor"]
     token = cluster_token(config, sup["host"])
     pool = await mo.create_actor_pool(_address(sup["host"], sup.get("port")), n_process=0, token=token,
@@ -233,6 +245,7 @@ async def start_worker(config: dict) -> WorkerNode:
     instead (one process for the whole worker: fast to start, for tests).
     """
     _tune_gc()
+    _preload_kernels()
     wcfg = config["worker"]
     supervisors = _split_list(wcfg.get("supervisors"))
     if not supervisors:
@@ -269,9 +282,10 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     await asyncio.gather(mo.create_actor(DiagnosticsActor, "main", uid=DIAGNOSTICS_UID, address=address),
                          *[mo.create_actor(DiagnosticsActor, s.label, True, shown, uid=DIAGNOSTICS_UID,
                                            address=s.address) for s in pool.sub_pools])
+    labels = {s.address: s.label for s in pool.sub_pools}
     if slots:
-        slot_refs = await asyncio.gather(
-            *[mo.create_actor(SlotRunnerActor, prefix, uid=SLOT_RUNNER_UID, address=a) for a in slots])
+        slot_refs = await asyncio.gather(*[mo.create_actor(SlotRunnerActor, _slot_prefix(prefix, labels[a]),
+                                                           uid=SLOT_RUNNER_UID, address=a) for a in slots])
     else:
         # slots on threads of this process share its BLAS pools: those are left alone
         slot_refs = [await mo.create_actor(SlotRunnerActor, prefix, False, uid=f"{SLOT_RUNNER_UID}/{i}",
@@ -283,8 +297,10 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
         return {s.address: s.pid for s in pool.sub_pools if s.alive and s.address in slot_set and s.pid}
 
     await mo.create_actor(ExecutionActor, list(slot_refs), cache, _advertised(address, advertise),
-                          MemoryBudget(memory_limit), slot_pids, uid=EXECUTION_UID, address=address)
-    labels = {s.address: s.label for s in pool.sub_pools}
+                          MemoryBudget(memory_limit), slot_pids,
+                          cancel_grace=float(config["worker"].get("cancel_grace", 2.0)),
+                          slot_prefixes={a: _slot_prefix(prefix, labels[a]) for a in slots},
+                          uid=EXECUTION_UID, address=address)
     pool.on_process_recover = _recreate_actors(prefix, address, set(slots), set(ios), labels, shown)
     info = WorkerInfo(address=_advertised(address, advertise), n_cpu=n_cpu, memory_limit=memory_limit, pid=os.getpid(),
                       hostname=socket.gethostname(), slot_addresses=slots or [address],
@@ -293,6 +309,11 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     interval = float(config.get("cluster", {}).get("heartbeat_interval", 1.0))
     await mo.create_actor(WorkerHeartbeatActor, supervisors, info, interval, uid=WORKER_CLUSTER_UID, address=address)
     return WorkerNode(pool, info, prefix)
+
+
+def _slot_prefix(prefix: str, label: str) -> str:
+    """The segment names of one slot process: the worker's prefix (removed whole at its end), then the slot's."""
+    return f"{prefix}-{label}"
 
 
 def _chunk_cache(wcfg: dict, prefix: str, memory_limit: int) -> ChunkCache:
@@ -318,7 +339,8 @@ def _recreate_actors(prefix: str, main: str, slots: set[str], ios: set[str], lab
         await mo.create_actor(DiagnosticsActor, labels.get(address, "sub"), True, shown_level,
                               uid=DIAGNOSTICS_UID, address=address)
         if address in slots:
-            await mo.create_actor(SlotRunnerActor, prefix, uid=SLOT_RUNNER_UID, address=address)
+            await mo.create_actor(SlotRunnerActor, _slot_prefix(prefix, labels[address]), uid=SLOT_RUNNER_UID,
+                                  address=address)
         elif address in ios:
             await mo.create_actor(TransferActor, main, uid=TRANSFER_UID, address=address)
         logger.warning("sub pool %s of worker %s restarted; its actor is back", address, main)

@@ -13,6 +13,12 @@ the chunk cache has room for its outputs (it spills ahead to make some). A
 nothing new starts and the cache spills down; above the hard limit the slot
 running the biggest subtask is killed, and that subtask fails with
 :class:`~mars.services.errors.WorkerMemoryError`.
+
+Cancelling a task (or dropping a session) drops its queued subtasks and tells
+the slots, which stop a chained graph between subtasks; a slot still running
+only such subtasks ``cancel_grace`` seconds later has its process killed (the
+main pool starts it again), so that one long chunk function cannot keep a
+slot from the next job.
 """
 
 from __future__ import annotations
@@ -21,14 +27,17 @@ import asyncio
 import heapq
 import itertools
 import logging
+import os
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ... import oscar as mo
+from ..errors import TaskCancelled
 from ..storage.cache import ChunkCache
 from ..storage.core import ChunkStore
-from ..storage.shm import unlink_object
+from ..storage.shm import unlink_object, unlink_prefix
 from .api import OutputMeta, SlotOutcome, SubtaskReport, SubtaskSpec
 from .guard import MemoryGuard
 from .memory import SOFT, MemoryBudget, Need, estimate
@@ -74,11 +83,18 @@ class ExecutionActor(mo.Actor):
     slot_pids
         Returns the pid of each slot's process by slot address (slots that
         run in this process have none, and cannot be stopped).
+    cancel_grace
+        Seconds a cancelled task's running subtasks have to end before their
+        slot processes are killed.
+    slot_prefixes
+        The shared-memory segment prefix of each slot process by slot
+        address: what a slot that died was writing is removed.
     """
 
     def __init__(self, slots: list[mo.ActorRef], cache: ChunkCache | ChunkStore, worker_address: str | None = None,
                  budget: MemoryBudget | None = None, slot_pids: Callable[[], dict[str, int]] | None = None,
-                 sample_interval: float = 0.1) -> None:
+                 sample_interval: float = 0.1, cancel_grace: float = 2.0,
+                 slot_prefixes: dict[str, str] | None = None) -> None:
         self._slots = list(slots)
         self._worker_address = worker_address  # as other nodes reach it (advertised)
         self._free = list(reversed(self._slots))
@@ -93,6 +109,11 @@ class ExecutionActor(mo.Actor):
         self._avg_cost = float("inf")
         self._tasks: set[asyncio.Task] = set()
         self._in_hand: dict[tuple[str, str], InHand] = {}
+        self._slot_pids = slot_pids
+        self._cancel_grace = cancel_grace
+        self._slot_prefixes = slot_prefixes or {}
+        #: slots killed because all they ran was cancelled: the error their batch reports
+        self._cancel_stops: dict[tuple[str, str], TaskCancelled] = {}
         self._guard = None if budget is None else MemoryGuard(budget, self._cache, slot_pids, sample_interval,
                                                               worker_address or "")
         self._cache.add_listener(self._pump_soon)
@@ -122,14 +143,50 @@ class ExecutionActor(mo.Actor):
         self._pump()
 
     def cancel(self, session_id: str, task_id: str) -> int:
-        """Drop the task's queued subtasks (running ones finish); returns how many were dropped."""
+        """Drop the task's queued subtasks; running ones are stopped (see the module's notes).
+        Returns how many queued subtasks were dropped."""
         self._cancelled.add((session_id, task_id))
         for slot in self._slots:  # a batch in a slot's hands stops between subtasks
             self._spawn(self._cancel_on(slot, session_id, task_id))
         before = len(self._queue)
         self._queue = [e for e in self._queue if (e[2][0].session_id, e[2][0].task_id) != (session_id, task_id)]
         heapq.heapify(self._queue)
+        self._spawn(self._stop_stragglers(lambda spec: (spec.session_id, spec.task_id) in self._cancelled,
+                                          f"task {task_id} of session {session_id} was cancelled"))
         return before - len(self._queue)
+
+    def drop_queued(self, session_id: str, task_id: str, start: int, stop: int) -> int:
+        """Drop the task's queued subtasks numbered ``start <= index < stop`` (a run cut short by a lost
+        worker: the run after it makes what is missing); returns how many were dropped."""
+        def gone(unit: list[SubtaskSpec]) -> bool:
+            spec = unit[0]
+            return spec.session_id == session_id and spec.task_id == task_id and start <= spec.index < stop
+
+        before = len(self._queue)
+        self._queue = [e for e in self._queue if not gone(e[2])]
+        heapq.heapify(self._queue)
+        return before - len(self._queue)
+
+    async def _stop_stragglers(self, doomed: Callable[[SubtaskSpec], bool], why: str) -> None:
+        """After the grace period, kill the slot processes still running nothing but ``doomed`` subtasks."""
+        await asyncio.sleep(self._cancel_grace)
+        pids = self._slot_pids() if self._slot_pids is not None else {}
+        for key, hand in list(self._in_hand.items()):
+            if key in self._cancel_stops or not all(doomed(spec) for spec, _ in hand.batch):
+                continue
+            pid = pids.get(hand.slot.address)
+            if pid is None or pid == os.getpid():
+                logger.warning("slot %s still runs subtasks of a stopped job (%s) after %g s; it runs in the "
+                               "worker's main process and cannot be stopped", hand.slot.address, why,
+                               self._cancel_grace)
+                continue
+            self._cancel_stops[key] = TaskCancelled(why)
+            logger.info("slot %s still ran %d subtasks %g s after %s: stopping its process", hand.slot.address,
+                        len(hand.batch), self._cancel_grace, why)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # it ended by itself meanwhile
 
     async def _cancel_on(self, slot: mo.ActorRef, session_id: str, task_id: str) -> None:
         try:
@@ -143,9 +200,12 @@ class ExecutionActor(mo.Actor):
         task.add_done_callback(self._tasks.discard)
 
     def drop_session(self, session_id: str) -> None:
-        """Forget the session's queued subtasks (its data goes through the storage actor)."""
+        """Forget the session's queued subtasks and stop its running ones (its data goes through the
+        storage actor)."""
         self._queue = [e for e in self._queue if e[2][0].session_id != session_id]
         heapq.heapify(self._queue)
+        self._spawn(self._stop_stragglers(lambda spec: spec.session_id == session_id,
+                                          f"session {session_id} was closed"))
 
     def stats(self) -> dict:
         figures = {"n_slots": len(self._slots), "n_running": self._running, "n_queued": len(self._queue),
@@ -244,11 +304,11 @@ class ExecutionActor(mo.Actor):
         crashed = False
         try:
             outcomes: list[SlotOutcome] = await slot.run(specs)
-            # the guard killed it just as it finished: its outcomes stand, the slot restarts
-            crashed = self._guard is not None and self._guard.stopped(slot) is not None
+            # the worker killed it just as it finished: its outcomes stand, the slot restarts
+            crashed = self._stopped(slot) is not None
         except Exception as e:  # noqa: BLE001 - a slot process died or failed: every subtask in hand fails
             crashed = True
-            error = self._guard.stopped(slot) if self._guard is not None else None
+            error = self._stopped(slot)
             if error is None:
                 logger.warning("slot %s failed running %d subtasks: %s", slot.address, len(specs), e)
             # a memory stop is the subtask's own failure, not its worker's: it carries a "traceback"
@@ -269,10 +329,26 @@ class ExecutionActor(mo.Actor):
                 self._report(spec, reply_to, outcome)
         self._cache.release(hand.need.outputs)
         if crashed:
+            self._sweep(slot)
             self._spawn(self._revive(slot))
         else:
             self._free.append(slot)
         self._pump()
+
+    def _stopped(self, slot: mo.ActorRef) -> BaseException | None:
+        """The error for the batch of ``slot`` when the worker killed its process (memory, cancel), else None."""
+        error = self._guard.stopped(slot) if self._guard is not None else None
+        cancelled = self._cancel_stops.pop((slot.address, slot.uid), None)
+        return error or cancelled
+
+    def _sweep(self, slot: mo.ActorRef) -> None:
+        """Remove the segments a dead slot process wrote and nobody registered (outputs cut off mid-way)."""
+        prefix = self._slot_prefixes.get(slot.address)
+        if prefix is None:
+            return
+        n = unlink_prefix(prefix, {d.shm_name for d in self._store.all() if d.shm_name})
+        if n:
+            logger.info("removed %d segments that the dead process of slot %s left", n, slot.address)
 
     async def _revive(self, slot: mo.ActorRef) -> None:
         """Give the slot work again once its process answers (the main pool restarts a dead one)."""

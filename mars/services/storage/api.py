@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import zlib
 from typing import Any
 
 from ... import oscar as mo
 from .shm import unwrap
 from .worker import STORAGE_UID, TRANSFER_UID
+
+logger = logging.getLogger(__name__)
 
 
 async def fetch_values(
@@ -26,7 +29,8 @@ async def fetch_values(
     transfer_addresses
         The owner's IO sub pools, each with a :class:`~.worker.TransferActor`;
         when there are some, one of them serves the read so that the owner's
-        main process copies nothing.
+        main process copies nothing. When that IO process cannot serve it
+        (it died, or is being restarted), the owner's main process does.
 
     Returns
     -------
@@ -46,10 +50,15 @@ async def fetch_values(
     if not keys:
         return []
     # serialized=True: the owner sends the segments' bytes without unpickling them first
+    values = None
     if transfer_addresses:
         # a stable hash (str hashes differ per process) spreads keys over IO pools
         address = transfer_addresses[zlib.crc32(keys[0].encode()) % len(transfer_addresses)]
-        values = await mo.ActorRef(address, TRANSFER_UID).read(session_id, keys, serialized=True)
-    else:
+        try:
+            values = await mo.ActorRef(address, TRANSFER_UID).read(session_id, keys, serialized=True)
+        except (OSError, mo.ActorNotExist) as e:  # the IO process is gone or restarting, not the chunks
+            logger.warning("IO process %s of worker %s could not serve %d chunks (%r): reading them from the "
+                           "worker's main process", address, storage_address, len(keys), e)
+    if values is None:
         values = await mo.ActorRef(storage_address, STORAGE_UID).get_values(session_id, keys, serialized=True)
     return [unwrap(v) for v in values]

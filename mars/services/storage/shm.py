@@ -26,6 +26,7 @@ import pickle
 import tempfile
 import uuid
 import weakref
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,8 +221,9 @@ def unlink_object(desc: StoredObject) -> None:
         _unlink(desc.shm_name)
 
 
-def unlink_prefix(prefix: str) -> int:
-    """Remove every segment named ``f"{prefix}-..."``, e.g. those of a dead worker.
+def unlink_prefix(prefix: str, keep: Collection[str] = ()) -> int:
+    """Remove every segment named ``f"{prefix}-..."``, e.g. those of a dead worker, but those in ``keep``
+    (descriptors' ``shm_name``: segments still registered).
 
     Only names continuing with ``-`` match, so that worker ``w1``'s cleanup
     leaves worker ``w10``'s segments alone.
@@ -239,7 +241,8 @@ def unlink_prefix(prefix: str) -> int:
             names = os.listdir(directory)
         except FileNotFoundError:
             continue
-        removed += sum(_unlink(mark + name) for name in names if name.startswith(start))
+        removed += sum(_unlink(mark + name) for name in names
+                       if name.startswith(start) and mark + name not in keep)
     return removed
 
 
