@@ -6,11 +6,11 @@ Run: ``.venv/bin/python benchmarks/chaos_bench.py [--rounds 20] [--seed 0] [--wo
 A supervisor and ``--workers`` workers (one slot and one IO process each)
 run as ``mars-supervisor``/``mars-worker`` processes on loopback, with
 heartbeats every 0.2 s and a worker taken for lost after 2 s of silence (the
-harness of ``tests/deploy/test_chaos.py``, which warms each worker as it
-starts). Each round opens a session, puts seeded inputs on the cluster
-(untimed), then submits five jobs, all at once (one after another with
-``--serial``): a tensor reduction, a matrix product, and a dataframe groupby,
-sort and hash merge (over 128 MB in all, so both sides shuffle). At seeded
+``ProcessCluster`` of ``tests/process_nodes.py`` that the chaos tests use).
+Each round opens a session, puts
+seeded inputs on the cluster (untimed), then submits five jobs, all at once
+(one after another with ``--serial``): a tensor reduction, a matrix product,
+and a dataframe groupby, sort and hash merge (over 128 MB in all, so both sides shuffle). At seeded
 random moments within the shortest undisturbed round it SIGKILLs ``--kills``
 random workers (whole process trees; at least one worker is always left) and
 ``--io-kills`` random IO processes of the workers left. Each job's result is
@@ -55,14 +55,14 @@ import mars.dataframe as md
 import mars.tensor as mt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HARNESS = os.path.join(HERE, os.pardir, "tests", "deploy", "test_chaos.py")
+HARNESS = os.path.join(HERE, os.pardir, "tests", "process_nodes.py")
 
 
 def load_harness() -> Any:
-    """The process-cluster harness of the chaos tests (one copy of it, not two)."""
-    spec = importlib.util.spec_from_file_location("chaos_harness", HARNESS)
+    """The tests' process-node harness (one copy of it, not two)."""
+    spec = importlib.util.spec_from_file_location("process_nodes", HARNESS)
     if spec is None or spec.loader is None:
-        raise FileNotFoundError(f"the chaos tests' harness is not at {HARNESS}")
+        raise FileNotFoundError(f"the tests' process-node harness is not at {HARNESS}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -234,7 +234,7 @@ def check(index: int, job: Job, sess: Any, future: Any, seconds: float, disturbe
 
 
 def restore(cluster: Any, n_workers: int, report: RoundReport) -> None:
-    """Workers killed in the round start again at their addresses (warmed one by one: see the harness)."""
+    """Workers killed in the round start again at their addresses."""
     for kill in report.kills:
         if kill["kind"] == "worker":
             cluster.start_worker(int(kill["worker"].rsplit(":", 1)[1]))

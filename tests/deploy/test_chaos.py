@@ -1,243 +1,33 @@
 """Chaos on a real cluster of processes: workers and IO processes are killed while jobs run.
 
-Every node is a ``mars-supervisor`` or ``mars-worker`` process on loopback,
+Every node is a ``mars-supervisor`` or ``mars-worker`` process on loopback
+(:class:`process_nodes.ProcessCluster`),
 with heartbeats every 0.2 s and workers taken for lost after 2 s of silence.
 A worker is killed as a machine dies: SIGKILL to its main process and to
 every process under it at once. Each job's result is checked against numpy
 or pandas computed from the same seeded data. The seeds fix which worker
 dies and at what point of the job (a share of its subtasks done, or a number
 of a shuffle's maps done); ``benchmarks/chaos_bench.py`` runs many more
-rounds and reports the slowdown.
-
-Each worker runs a small dataframe job as it starts (:meth:`ProcessCluster.warm_up`):
-the first dataframe op a process unpickles imports pandas on its event loop,
-which on a busy 2-core machine stalls heartbeats past the 2 s timeout, and
-the supervisor then takes live workers for lost. Warmed, only kills lose workers.
-
-:class:`ProcessCluster` is also what the benchmark drives.
+rounds on the same harness and reports the slowdown.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import queue
 import random
-import signal
-import subprocess
-import sys
-import threading
 import time
-import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import psutil
 import pytest
 
 import mars
 import mars.dataframe as md
 import mars.tensor as mt
+from process_nodes import Node, ProcessCluster
 
 pytestmark = pytest.mark.timeout(240)
-
-
-class Node:
-    """A node started by its command line; ``output`` holds every line it printed (also copied to ``log``)."""
-
-    def __init__(self, role: str, *args: str, log: Any = None):
-        cmd = [sys.executable, "-m", f"mars.deploy.oscar.{role}", *args]
-        self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.address = ""
-        self.lines: list[str] = []  # read by wait_for
-        self.output: list[str] = []  # every line, as printed
-        self._log = log
-        self._queue: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None, "started with stdout=PIPE"
-        for line in self.process.stdout:
-            self._queue.put(line)
-            self.output.append(line)
-            if self._log is not None:
-                self._log.write(line)
-                self._log.flush()
-        self._queue.put(None)
-
-    def wait_for(self, text: str, timeout: float = 60) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self._queue.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            self.lines.append(line)
-            if text in line:
-                return line.strip()
-        raise AssertionError(f"{text!r} not printed; got {self.lines!r} (exit {self.process.poll()})")
-
-    def tree(self) -> list[psutil.Process]:
-        """This node's process and every process under it (slots, IO processes)."""
-        try:
-            top = psutil.Process(self.process.pid)
-            return [top, *top.children(recursive=True)]
-        except psutil.NoSuchProcess:
-            return []
-
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def kill(self) -> None:
-        """Gone as a machine goes: the whole tree at once, with no chance to say goodbye.
-
-        Returns at once: the orphaned sub-processes are reaped by whoever adopts them.
-        """
-        for p in self.tree():
-            try:
-                p.kill()
-            except psutil.NoSuchProcess:
-                pass
-        self.process.wait(30)
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL to whatever of the tree is left."""
-        procs = self.tree()
-        if self.alive:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                pass
-        _kill_all(procs)
-        self.process.wait(30)
-
-
-def _kill_all(procs: list[psutil.Process]) -> None:
-    for p in procs:
-        try:
-            p.kill()
-        except psutil.NoSuchProcess:
-            pass
-    psutil.wait_procs(procs, timeout=10)
-
-
-class ProcessCluster:
-    """A supervisor and ``n_workers`` workers (one slot each) as processes, with fast loss detection."""
-
-    def __init__(self, workdir: str, n_workers: int = 3, n_io: int = 1, heartbeat: float = 0.2,
-                 worker_timeout: float = 2.0, log: Any = None):
-        os.makedirs(workdir, exist_ok=True)
-        self.config = os.path.join(workdir, "chaos.yml")
-        with open(self.config, "w") as f:
-            f.write(f"cluster:\n  heartbeat_interval: {heartbeat}\n  worker_timeout: {worker_timeout}\n")
-        self.n_io = n_io
-        self.log = log
-        self.workers: list[Node] = []
-        self.supervisor = Node("supervisor", "-H", "127.0.0.1", "-p", "0", "-w", "0", "-f", self.config, log=log)
-        try:
-            self.address = self.supervisor.wait_for("Mars supervisor started at").rsplit(" ", 1)[1]
-            self.url = self.supervisor.wait_for("Mars Web started at").rsplit(" ", 1)[1]
-            for _ in range(n_workers):
-                self.start_worker()
-        except BaseException:
-            self.stop()
-            raise
-
-    def start_worker(self, port: int = 0, warm: bool = True) -> Node:
-        """A worker (at ``port``, 0 for any), once the supervisor lists it; ``warm``: see :meth:`warm_up`."""
-        worker = Node("worker", "-H", "127.0.0.1", "-p", str(port), "-s", self.address, "--n-cpu", "1",
-                      "--n-io-process", str(self.n_io), "-f", self.config, log=self.log)
-        self.workers.append(worker)
-        worker.address = worker.wait_for("Mars worker started at").rsplit(" ", 1)[1]
-        self.wait_worker(worker.address, "alive", pid=worker.process.pid)
-        if warm:
-            self.warm_up()
-        return worker
-
-    def alive_workers(self) -> list[Node]:
-        return [w for w in self.workers if w.alive]
-
-    def top_up(self, n: int) -> None:
-        """Start workers until ``n`` are alive."""
-        while len(self.alive_workers()) < n:
-            self.start_worker()
-
-    def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url + path, timeout=10) as resp:
-            return json.load(resp)
-
-    def worker_info(self, address: str) -> dict:
-        return self.get("/api/cluster/workers/" + urllib.parse.quote(address, safe=""))
-
-    def wait_worker(self, address: str, state: str, pid: int | None = None, timeout: float = 30) -> dict:
-        """The worker's info once the supervisor lists it in ``state`` (with process ``pid``, if given)."""
-        deadline = time.monotonic() + timeout
-        info: dict = {}
-        while time.monotonic() < deadline:
-            infos = [w for w in self.get("/api/cluster/workers") if w["address"] == address]
-            info = next((w for w in infos if w["state"] == state and pid in (None, w["pid"])), {})
-            if info:
-                return info
-            time.sleep(0.05)
-        raise AssertionError(f"worker {address} (pid {pid}) not {state} within {timeout} s; last seen {infos!r}")
-
-    def io_process(self, worker: Node, timeout: float = 30) -> psutil.Process:
-        """The worker's IO process: the child listening on the port of its ``io_addresses``."""
-        ports = {int(a.rsplit(":", 1)[1]) for a in self.worker_info(worker.address)["io_addresses"]}
-        assert ports, f"worker {worker.address} has no IO process"
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:  # it may be restarting
-            for child in worker.tree()[1:]:
-                try:
-                    if any(c.status == psutil.CONN_LISTEN and c.laddr.port in ports
-                           for c in child.net_connections("tcp")):
-                        return child
-                except psutil.NoSuchProcess:
-                    continue
-            time.sleep(0.05)
-        raise AssertionError(f"no process of worker {worker.address} listens on {sorted(ports)}")
-
-    def counts(self, session_id: str) -> tuple[int, int] | None:
-        """``(finished, submitted)`` subtasks of the session's running task, or None when none runs.
-
-        A task's graphs add up: stages, and the runs again after a loss (those
-        count the lost run's unfinished subtasks too, so ``submitted`` overstates what is left).
-        """
-        running = [t for t in self.get(f"/api/sessions/{session_id}/tasks") if t["status"] == "running"]
-        if not running:
-            return None
-        return min(t["n_finished"] for t in running), min(t["n_subtasks"] for t in running)
-
-    def warm_up(self, attempts: int = 3) -> None:
-        """Run a small dataframe job over the workers, then wait until all are listed alive.
-
-        Workers are warmed one at a time as they start (see the module's doc).
-        A warm-up job that a loss fails is run again: the imports are done by then.
-        """
-        frame = pd.DataFrame({"k": np.arange(400) % 7, "x": np.arange(400.0)})
-        for attempt in range(1, attempts + 1):
-            try:
-                with mars.new_session(self.url, default=False) as sess:
-                    got = sess.run(md.DataFrame(frame, chunk_size=1).groupby("k").x.sum())  # 400 sources
-                pd.testing.assert_series_equal(got, frame.groupby("k").x.sum())
-                break
-            except Exception as e:  # a worker lost just before can fail it (docs/cluster.md, Failures)
-                print(f"warm-up job {attempt} of {attempts} failed: {type(e).__name__}: {e}")
-                if attempt == attempts:
-                    raise
-        for w in self.alive_workers():
-            self.wait_worker(w.address, "alive", pid=w.process.pid)
-
-    def stop(self) -> None:
-        for node in [*self.workers, self.supervisor]:
-            node.stop()
 
 
 def kill_when(cluster: ProcessCluster, session_id: str, future: Any, victim: Node,
@@ -374,9 +164,6 @@ def test_a_worker_killed_during_the_shuffle_of_a_hash_merge_leaves_its_result_ri
     pd.testing.assert_frame_equal(session.fetch(expr), pleft.merge(pright, on="k"))
 
 
-@pytest.mark.xfail(strict=True, raises=ConnectionError,
-                   reason="a read cut short by the owner's IO process dying fails the job: the reader neither "
-                          "falls back to the owner's main process nor retries")
 def test_an_io_process_killed_during_a_transfer_leaves_the_job_right(cluster, session):
     x = np.random.default_rng(5).random((1200, 1200))
     a = mt.tensor(x, chunk_size=200)

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import queue
-import signal
-import subprocess
-import sys
-import threading
 import time
 
 import numpy as np
@@ -16,69 +10,15 @@ import pytest
 
 import mars
 import mars.tensor as mt
+from process_nodes import Node, start_supervisor, start_worker, start_workers
 
 pytestmark = pytest.mark.timeout(180)
 
 
-class Node:
-    """A node started by its command line; ``lines`` holds what it printed."""
-
-    def __init__(self, role: str, *args: str, env: dict | None = None):
-        cmd = [sys.executable, "-m", f"mars.deploy.oscar.{role}", *args]
-        self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        env={**os.environ, **(env or {})})
-        self.lines: list[str] = []
-        self._queue: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self._queue.put(line)
-        self._queue.put(None)
-
-    def wait_for(self, text: str, timeout: float = 60) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self._queue.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            self.lines.append(line)
-            if text in line:
-                return line.strip()
-        raise AssertionError(f"{text!r} not printed; got {self.lines!r} (exit {self.process.poll()})")
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                return self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-                return -9
-        return self.process.returncode
-
-
-def _start_supervisor(*extra: str) -> tuple[Node, str, str]:
-    sup = Node("supervisor", "-H", "127.0.0.1", "-p", "0", "-w", "0", *extra)
-    address = sup.wait_for("Mars supervisor started at").rsplit(" ", 1)[1]
-    url = sup.wait_for("Mars Web started at").rsplit(" ", 1)[1]
-    return sup, address, url
-
-
-def _start_worker(supervisors: str, *extra: str) -> Node:
-    w = Node("worker", "-H", "127.0.0.1", "-s", supervisors, *extra)
-    w.wait_for("Mars worker started at")
-    return w
-
-
 @pytest.fixture(scope="module")
 def cluster():
-    sup, address, url = _start_supervisor()
-    workers = [_start_worker(address, "--n-cpu", "1") for _ in range(2)]
+    sup, address, url = start_supervisor()
+    workers = start_workers(address, 2, "--n-cpu", "1")
     yield address, url, workers
     codes = [w.stop() for w in workers] + [sup.stop()]
     assert codes == [0, 0, 0], f"nodes did not stop cleanly: {codes}"
@@ -129,8 +69,8 @@ def test_sessions_of_the_actor_protocol_and_of_the_web_share_the_cluster(cluster
 
 def test_n_cpu_holds_for_blas_heavy_work():
     """A worker with --n-cpu 1 keeps at most one core busy, BLAS threads included."""
-    sup, address, url = _start_supervisor()
-    worker = _start_worker(address, "--n-cpu", "1", "--n-io-process", "1")
+    sup, address, url = start_supervisor()
+    worker = start_worker(address, "--n-cpu", "1", "--n-io-process", "1")
     try:
         tree = psutil.Process(worker.process.pid)
 
@@ -158,14 +98,14 @@ def test_n_cpu_holds_for_blas_heavy_work():
 
 
 def test_a_job_without_workers_says_so_then_runs_once_one_joins(tmp_path):
-    sup, address, url = _start_supervisor()
+    sup, address, url = start_supervisor()
     worker = None
     try:
         with mars.new_session(url, default=False) as sess:
             future = sess.execute(mt.arange(6, chunk_size=2) * 2, wait=False)
             time.sleep(1.0)
             assert not future.done()
-            worker = _start_worker(address, "--n-cpu", "1")
+            worker = start_worker(address, "--n-cpu", "1")
             result = future.result(60)
             np.testing.assert_array_equal(sess.fetch(result), np.arange(6) * 2)
     finally:
@@ -177,7 +117,7 @@ def test_a_job_without_workers_says_so_then_runs_once_one_joins(tmp_path):
 def test_a_job_without_workers_fails_after_the_timeout_naming_the_supervisor(tmp_path, capfd):
     config = tmp_path / "config.yml"
     config.write_text("task:\n  no_worker_timeout: 3\n  no_worker_warning: 0.5\n")
-    sup, address, url = _start_supervisor("-f", str(config))
+    sup, address, url = start_supervisor("-f", str(config))
     try:
         with mars.new_session(url, default=False) as sess:
             start = time.monotonic()
@@ -202,7 +142,7 @@ def test_two_supervisors_spread_sessions_and_either_web_port_serves_any(tmp_path
     worker = None
     try:
         urls = [s.wait_for("Mars Web started at").rsplit(" ", 1)[1] for s in sups]
-        worker = _start_worker(both, "--n-cpu", "1")
+        worker = start_worker(both, "--n-cpu", "1")
         owners = set()
         from mars.services.session.api import owner_of
 
@@ -219,8 +159,8 @@ def test_two_supervisors_spread_sessions_and_either_web_port_serves_any(tmp_path
 
 
 def test_mars_web_alone_serves_the_cluster_it_points_at_and_prints_its_advertised_address():
-    sup, address, _ = _start_supervisor()
-    worker = _start_worker(address, "--n-cpu", "1")
+    sup, address, _ = start_supervisor()
+    worker = start_worker(address, "--n-cpu", "1")
     web = Node("web", "-H", "127.0.0.1", "-p", "0", "-s", address, "-a", "localhost")
     try:
         url = web.wait_for("Mars Web started at").rsplit(" ", 1)[1]
@@ -247,8 +187,8 @@ def test_a_restarted_supervisor_answers_old_sessions_with_a_clear_error_not_a_ha
 
     port, web_port = _free_port(), _free_port()
     ports = ("-p", str(port), "-w", str(web_port))
-    sup, address, url = _start_supervisor(*ports)
-    worker = _start_worker(address, "--n-cpu", "1")
+    sup, address, url = start_supervisor(*ports)
+    worker = start_worker(address, "--n-cpu", "1")
     try:
         sess = mars.new_session(url, default=False)
         assert sess.run(mt.arange(10, chunk_size=3).sum()) == 45
@@ -261,7 +201,7 @@ def test_a_restarted_supervisor_answers_old_sessions_with_a_clear_error_not_a_ha
         with pytest.raises(WebConnectionError, match="cannot reach"):
             running.result(60)
         assert time.monotonic() - started < 10
-        sup, _, _ = _start_supervisor(*ports)
+        sup, _, _ = start_supervisor(*ports)
         with pytest.raises(SessionNotFound, match="supervisor that has restarted"):
             sess.run(mt.arange(10, chunk_size=3).sum())
         with mars.new_session(url, default=False) as fresh:  # the worker registered again: new sessions run

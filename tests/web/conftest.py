@@ -15,8 +15,8 @@ from typing import Any, Iterator
 import pytest
 
 import mars
-from dashboard_harness import (CHROMIUM_ARGS, Node, artifact_name, artifacts_dir, browser_missing, chromium_path,
-                               start_supervisor, start_workers)
+from dashboard_harness import CHROMIUM_ARGS, artifact_name, artifacts_dir, browser_missing, chromium_path
+from process_nodes import Node, start_supervisor, start_workers
 
 #: a worker silent this long is shown as lost: short, so the lost-worker test waits seconds, not tens of seconds
 WORKER_TIMEOUT = 4.0
@@ -52,11 +52,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         sup, address, url = start_supervisor("-f", str(config))
         stack.callback(sup.stop)
         nodes = {address: sup}
-        started = start_workers(address, 2, "--n-cpu", "1")
-        for worker, worker_address in started:
+        workers = start_workers(address, 2, "--n-cpu", "1")
+        for worker in workers:
             stack.callback(worker.stop)
-            nodes[worker_address] = worker
-        yield Cluster(url, address, [a for _, a in started], nodes)
+            nodes[worker.address] = worker
+        yield Cluster(url, address, [w.address for w in workers], nodes)
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
-"""What the dashboard's browser tests need besides pytest fixtures: processes, Chromium, artifacts, the API.
+"""What the dashboard's browser tests need besides pytest fixtures: Chromium, artifacts, the API.
 
-Kept out of conftest.py so the test module can import the helpers by name
-(tests/ folders are not packages: this basename is unique in tests/).
+The nodes they drive come from ``tests/process_nodes.py``. Kept out of
+conftest.py so the test module can import the helpers by name (tests/
+folders are not packages: this basename is unique in tests/).
 """
 
 from __future__ import annotations
@@ -9,20 +10,14 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import queue
 import re
 import shutil
-import signal
-import subprocess
-import sys
-import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any
 
-import psutil
 import pytest
 
 #: set to "required" (by .ci/run) to fail, not skip, when Chromium or playwright is missing
@@ -72,93 +67,6 @@ def artifact_name(nodeid_name: str, suffix: str = "") -> str:
     """A file name for a test's screenshot: the test's name, made safe for any file system."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid_name).strip("_")
     return f"{name}{'-' + suffix if suffix else ''}.png"
-
-
-class Node:
-    """A mars-supervisor or mars-worker process; ``lines`` holds what it printed so far."""
-
-    def __init__(self, role: str, *args: str):
-        cmd = [sys.executable, "-m", f"mars.deploy.oscar.{role}", *args]
-        env = {k: v for k, v in os.environ.items() if k != "MARS_TOKEN"}  # a token only where a test gives one
-        self.role = role
-        self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        self.lines: list[str] = []
-        self._queue: queue.Queue = queue.Queue()
-        self._children: list[psutil.Process] = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self._queue.put(line)
-        self._queue.put(None)
-
-    def wait_for(self, text: str, timeout: float = 60) -> str:
-        """The first line printed from now on that contains ``text``; fails after ``timeout`` seconds."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self._queue.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            self.lines.append(line)
-            if text in line:
-                return line.strip()
-        raise AssertionError(f"{self.role}: {text!r} not printed within {timeout} s; "
-                             f"it printed {''.join(self.lines)!r} (exit code {self.process.poll()})")
-
-    def _remember_children(self) -> None:
-        try:
-            self._children += psutil.Process(self.process.pid).children(recursive=True)
-        except psutil.Error:
-            pass
-
-    def kill(self) -> None:
-        """SIGKILL the node's main process only (as a crash would); its sub pools are cleaned up by ``stop``."""
-        self._remember_children()
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        """Stop the node and every process it started, whatever state it is in."""
-        if self.process.poll() is None:
-            self._remember_children()
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        for child in self._children:  # sub pools of a killed (or stuck) node outlive it
-            try:
-                child.kill()
-            except psutil.Error:
-                pass
-
-
-def start_supervisor(*extra: str) -> tuple[Node, str, str]:
-    """A supervisor on loopback: (node, its address, its web URL as printed, maybe with ?token=)."""
-    sup = Node("supervisor", "-H", "127.0.0.1", "-p", "0", "-w", "0", *extra)
-    try:
-        address = sup.wait_for("Mars supervisor started at").rsplit(" ", 1)[1]
-        url = sup.wait_for("Mars Web started at").rsplit(" ", 1)[1]
-    except BaseException:
-        sup.stop()
-        raise
-    return sup, address, url
-
-
-def start_workers(supervisor: str, n: int, *extra: str) -> list[tuple[Node, str]]:
-    """``n`` workers on loopback joined to ``supervisor``, started side by side: [(node, its address)]."""
-    workers = [Node("worker", "-H", "127.0.0.1", "-s", supervisor, *extra) for _ in range(n)]
-    try:
-        return [(w, w.wait_for("Mars worker started at").rsplit(" ", 1)[1]) for w in workers]
-    except BaseException:
-        for w in workers:
-            w.stop()
-        raise
 
 
 def api_get(url: str, path: str, token: str | None = None) -> Any:

@@ -20,7 +20,8 @@ import pytest
 
 import mars.dataframe as md
 import mars.tensor as mt
-from dashboard_harness import api_get, quoted, start_supervisor, wait_until
+from dashboard_harness import api_get, quoted, wait_until
+from process_nodes import start_supervisor
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(90)]
 
