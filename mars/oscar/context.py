@@ -72,7 +72,13 @@ class CallerContext:
             return conn
         waiting = self._connecting.get(address)
         if waiting is not None:
-            return await asyncio.shield(waiting)
+            try:
+                return await asyncio.shield(waiting)
+            except asyncio.CancelledError:
+                if not waiting.cancelled():
+                    raise  # this caller was cancelled
+                # the caller that was connecting was cancelled, not this one: connect anew
+                return await self.connection(address)
         fut = self.loop.create_future()
         self._connecting[address] = fut
         try:
@@ -80,6 +86,9 @@ class CallerContext:
             token = get_token()
             if token is not None:
                 conn.send(FrameKind.AUTH, 0, token.encode())
+        except asyncio.CancelledError:
+            fut.cancel()  # the others waiting for it connect by themselves
+            raise
         except BaseException as e:
             fut.set_exception(e)
             fut.exception()  # retrieved: no warning when nobody else waited

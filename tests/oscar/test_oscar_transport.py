@@ -215,3 +215,26 @@ async def test_actor_can_be_created_over_sockets(pools):
     assert await tcp(ref).put_one("a", 1) == "a"
     with pytest.raises(mo.ActorAlreadyExist):
         await mo.create_actor(Store, uid="made-remotely", address="tcp://" + b.address)
+
+
+async def test_a_caller_cancelled_while_connecting_leaves_the_others_waiting_for_it_connected(pool, monkeypatch):
+    """A call cancelled while it opens a connection (its own caller went away) must not cancel the calls
+    of other coroutines waiting for that same connection: they connect by themselves."""
+    from mars.oscar import context as context_module
+
+    real = context_module.open_connection
+
+    async def slow(address, factory):
+        await asyncio.sleep(0.2)
+        return await real(address, factory)
+
+    monkeypatch.setattr(context_module, "open_connection", slow)
+    ctx = context_module.CallerContext(asyncio.get_running_loop())
+    first = asyncio.ensure_future(ctx.connection(pool.external_address))
+    await asyncio.sleep(0.05)
+    second = asyncio.ensure_future(ctx.connection(pool.external_address))
+    await asyncio.sleep(0.05)
+    first.cancel()
+    conn = await asyncio.wait_for(second, 5)
+    assert first.cancelled() and not conn.closed
+    conn.close()

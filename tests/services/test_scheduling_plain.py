@@ -130,12 +130,34 @@ def test_unpinning_a_key_nobody_doomed_frees_nothing():
 
 
 def test_a_graph_lets_go_of_what_no_pending_subtask_reads():
-    g = GraphState(_tree(), lambda k: False, keep={"root"})
-    g.complete(0)
-    assert g.unneeded(0) == []  # a is read by ab, still pending
+    g = GraphState([_st(["x"], ["a"]), *_tree()[1:]], lambda k: k == "x", keep={"root"})
+    assert g.complete_releasing(0) == ([], [], ["x"])  # x was there before: let go of, not freed; a is read by ab
     g.complete(1)
-    g.complete(2)
-    assert sorted(g.unneeded(2)) == ["a", "b"]
-    for i in (3, 4, 5, 6):
+    ready, free, released = g.complete_releasing(2)
+    assert ready == [] and sorted(free) == sorted(released) == ["a", "b"]
+    for i in (3, 4, 5):
         g.complete(i)
-    assert sorted(g.unneeded(6)) == ["ab", "cd", "root"]
+    ready, free, released = g.complete_releasing(6)
+    assert sorted(free) == ["ab", "cd"] and sorted(released) == ["ab", "cd", "root"]  # root is kept
+    assert g.complete_releasing(6) == ([], [], [])
+
+
+async def test_what_a_cancelled_call_started_on_the_session_runs_to_its_end():
+    """A worker that dies while its reports are handled cancels its call: the handling must still finish."""
+    import asyncio
+
+    from mars.services.task.processor import SessionProcessor, TaskConfig
+
+    proc = SessionProcessor("s", "127.0.0.1:1", None, TaskConfig())
+    steps = []
+
+    async def handle():
+        steps.append("started")
+        await asyncio.sleep(0.1)
+        steps.append("ended")
+
+    call = asyncio.ensure_future(proc.run_whole(handle()))
+    await asyncio.sleep(0.02)
+    call.cancel()
+    await asyncio.sleep(0.2)
+    assert call.cancelled() and steps == ["started", "ended"]

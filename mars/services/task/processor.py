@@ -421,6 +421,12 @@ class SessionProcessor:
                 for run in self._runs_by_task.get(specs[0].task_id, ()):
                     run.fail(e)
 
+    def run_whole(self, coro: Any) -> asyncio.Future:
+        """Await this to run ``coro`` to its end even when the awaiting call is cancelled (a worker
+        that sent reports died, a client that released results went away): half-handled reports or
+        frees would leave the session's state torn."""
+        return asyncio.shield(self._spawn(coro))
+
     async def on_reports(self, reports: list[SubtaskReport]) -> None:
         """Workers' reports: record, free, and dispatch what became ready."""
         to_free: list[str] = []
@@ -430,7 +436,7 @@ class SessionProcessor:
             if self._placer is not None:
                 self._placer.done(report.worker)
             if run is None:  # its run ended (failed, cancelled or cut short)
-                await self._on_late_report(report)
+                self._on_late_report(report)
                 continue
             try:
                 ready, free = run.on_report(report)
@@ -445,7 +451,7 @@ class SessionProcessor:
         if to_free:
             self._free_soon(to_free)
 
-    async def _on_late_report(self, report: SubtaskReport) -> None:
+    def _on_late_report(self, report: SubtaskReport) -> None:
         """What a run that has ended made: kept where some live run or result needs the key, else dropped."""
         for key in report.copies:
             self.meta.add_copy(key, report.worker)  # still held by someone: a copy is a copy
@@ -455,7 +461,8 @@ class SessionProcessor:
                 self.meta.record(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
             elif not self._held_on(o.key, report.worker):
                 dropped.append(o.key)
-        await self._delete_on(report.worker, dropped)
+        if dropped:  # not awaited: the reports after this one must not wait on a worker that may be gone
+            self._spawn(self._delete_on(report.worker, dropped))
 
     def _held_on(self, key: str, worker: str) -> bool:
         """Whether meta has ``key`` on ``worker`` (a later run made it there again: it must stay)."""

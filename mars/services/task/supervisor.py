@@ -55,7 +55,7 @@ class TaskManagerActor(mo.Actor):
 
     @mo.no_lock
     async def cancel_task(self, task_id: str) -> None:
-        await self.proc.cancel(task_id)
+        await self.proc.run_whole(self.proc.cancel(task_id))
 
     @mo.no_lock
     async def fetch(self, keys: list[str]) -> list[Any]:
@@ -67,11 +67,11 @@ class TaskManagerActor(mo.Actor):
 
     @mo.no_lock
     async def release(self, keys: list[str]) -> None:
-        await self.proc.release(list(keys))
+        await self.proc.run_whole(self.proc.release(list(keys)))
 
     @mo.no_lock
     async def subtasks_done(self, reports: list[SubtaskReport]) -> None:
-        await self.proc.on_reports(reports)
+        await self.proc.run_whole(self.proc.on_reports(reports))
 
     @mo.no_lock
     def summary(self) -> dict:
