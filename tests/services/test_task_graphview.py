@@ -34,8 +34,7 @@ def test_subtask_states_follow_scheduling_and_the_end_of_a_run():
     graph = TaskGraph([a.data])
     run = graph.add_run(0, chain(3))
     run.scheduled(0, "w1:1")
-    run_subtask = chain(3)[0]
-    graph.subtask_done(run, 0, run_subtask)
+    graph.subtask_done(run, 0)
     run.scheduled(1, "w2:1")
     states = lambda: [n["state"] for n in graph.to_json("subtask", "running", lambda k: False)["nodes"]]  # noqa: E731
     assert states() == ["succeeded", "scheduled", "waiting"]
@@ -44,7 +43,6 @@ def test_subtask_states_follow_scheduling_and_the_end_of_a_run():
     assert states() == ["succeeded", "failed", "cancelled"]
     body = graph.to_json("subtask", "failed", lambda k: False)
     assert body["edges"] == [["0", "1"], ["1", "2"]] and body["nodes"][1]["worker"] == "w2:1"
-    assert run_subtask.output_keys == ["k0"]
 
 
 def test_tileable_level_lists_inputs_first_and_freezes_on_the_end():
@@ -56,6 +54,25 @@ def test_tileable_level_lists_inputs_first_and_freezes_on_the_end():
     assert {n["state"] for n in running["nodes"]} == {"pending"} and len(running["edges"]) == 2
     graph.freeze("cancelled", lambda k: False)
     assert {n["state"] for n in graph.to_json("tileable", "cancelled", lambda k: False)["nodes"]} == {"cancelled"}
+
+
+def test_a_tileable_shows_the_share_of_its_chunks_that_finished_subtasks_made():
+    a = mt.ones(4, chunk_size=1) + 1  # four chunks, made by four (fused) subtasks
+    graph = TaskGraph([a.data])
+    a.data.chunks = [type("Chunk", (), {"key": f"c{i}"})() for i in range(4)]
+    steps = [Subtask(Add(), [], [f"c{i}"]) for i in range(4)]
+    fused = [Subtask(type("F", (), {"steps": [st]})(), [], [f"out{i}"]) for i, st in enumerate(steps)]
+    run = graph.add_run(0, fused)
+    progress = lambda: graph.to_json("tileable", "running", lambda k: False)["nodes"][-1]["progress"]  # noqa: E731
+    assert progress() == 0.0
+    graph.subtask_done(run, 0)
+    graph.subtask_done(run, 2)
+    assert progress() == 0.5  # read from the fused steps' outputs
+    graph.subtask_done(run, 1)
+    graph.subtask_failed(run, 3)
+    graph.freeze("failed", lambda k: False)
+    last = graph.to_json("tileable", "failed", lambda k: False)["nodes"][-1]
+    assert last["progress"] == 0.75 and last["state"] == "failed"
 
 
 def test_big_graphs_are_cut_and_old_tasks_keep_only_counts(monkeypatch):

@@ -146,7 +146,7 @@ class GraphRun:
         """Record a finished subtask; returns (ready subtasks, keys to free)."""
         i = report.index - self.base
         if report.error is not None:
-            self.proc.task_graph(self.task).subtask_failed(self.view, i, self.state.subtasks[i])
+            self.proc.task_graph(self.task).subtask_failed(self.view, i)
             if not self.future.done():
                 self.task.error_traceback = report.traceback
                 self.future.set_exception(self._failure(i, report))
@@ -158,9 +158,9 @@ class GraphRun:
         if self.future.done():  # the run failed or was cancelled meanwhile: what it made goes (at its end)
             return [], self.proc.pins.doom(o.key for o in report.outputs if o.key in self.state.owned)
         self.task.n_finished += 1
-        self.proc.task_graph(self.task).subtask_done(self.view, i, self.state.subtasks[i])
-        ready, free = self.state.complete(i)
-        free = self._let_go(self.state.unneeded(i), free)
+        self.proc.task_graph(self.task).subtask_done(self.view, i)
+        ready, free, released = self.state.complete_releasing(i)
+        free = self._let_go(released, free)
         if self.chained:
             ready = []  # sent already, with the rest of the chain
         if self.state.is_finished:
@@ -200,10 +200,11 @@ class GraphRun:
     def _let_go(self, keys: Sequence[str], doomed: Sequence[str]) -> list[str]:
         """This run no longer needs ``keys`` and would free ``doomed``: returns what to free now
         (a key another run of the session still needs waits for it)."""
-        mine = [k for k in keys if k in self.pinned]
-        self.pinned.difference_update(mine)
+        pinned = self.pinned
+        mine = [k for k in keys if k in pinned]
+        pinned.difference_update(mine)
         pins = self.proc.pins
-        return pins.unpin(mine) + pins.doom(doomed)
+        return pins.unpin(mine) + pins.doom(doomed) if doomed else pins.unpin(mine)
 
     def leftovers(self) -> list[str]:
         """Intermediates this run would make and still holds: freed when it stops early."""

@@ -30,8 +30,14 @@ class GraphState:
 
     def complete(self, i: int) -> tuple[list[int], list[str]]:
         """Subtask ``i`` finished: returns (subtasks now ready, keys now free)."""
+        ready, free, _ = self.complete_releasing(i)
+        return ready, free
+
+    def complete_releasing(self, i: int) -> tuple[list[int], list[str], list[str]]:
+        """As :meth:`complete`, plus the keys ``i`` read or made that no pending subtask of this
+        graph reads any more (owned or not: what this graph lets go of)."""
         if self.done[i]:
-            return [], []
+            return [], [], []
         self.done[i] = True
         self.finished += 1
         st = self.subtasks[i]
@@ -41,18 +47,15 @@ class GraphState:
                 self.waiting[c] -= 1
                 if self.waiting[c] == 0:
                     ready.append(c)
-        free: list[str] = []
+        released: list[str] = []
+        refs = self.refs
         for k in set(st.input_keys):
-            self.refs[k] -= 1
-            if self.refs[k] == 0 and k in self.owned:
-                free.append(k)
-        free.extend(k for k in st.output_keys if k not in self.refs and k in self.owned)
-        return ready, free
-
-    def unneeded(self, i: int) -> list[str]:
-        """Keys subtask ``i`` read or made that no pending subtask of this graph reads (call after ``complete``)."""
-        st = self.subtasks[i]
-        return [k for k in {*st.input_keys, *st.output_keys} if self.refs.get(k, 0) == 0]
+            refs[k] -= 1
+            if refs[k] == 0:
+                released.append(k)
+        released.extend(k for k in st.output_keys if k not in refs)
+        owned = self.owned
+        return ready, [k for k in released if k in owned], released
 
     @property
     def is_finished(self) -> bool:

@@ -57,6 +57,9 @@ class RunView:
         self.edges = sorted({(producer[k], i) for i, st in enumerate(shown) for k in st.input_keys if k in producer})
         self.states = bytearray(len(subtasks))
         self.workers: dict[int, str] = {}
+        #: the subtasks, and those finished since the task graph last read them (see TaskGraph._fold)
+        self.subtasks: Sequence[Subtask] | None = subtasks
+        self.unread: list[int] = []
 
     def scheduled(self, i: int, worker: str) -> None:
         if self.states[i] == WAITING:
@@ -66,6 +69,8 @@ class RunView:
 
     def finished(self, i: int, ok: bool) -> None:
         self.states[i] = SUCCEEDED if ok else FAILED
+        if self.subtasks is not None:
+            self.unread.append(i)
 
     def stop(self) -> None:
         """The run ended: what never finished was cancelled."""
@@ -127,15 +132,21 @@ class TaskGraph:
         self.runs.append(run)
         return run
 
-    def subtask_done(self, run: RunView, i: int, subtask: Subtask) -> None:
+    def subtask_done(self, run: RunView, i: int) -> None:
         run.finished(i, True)
-        if self._frozen is None:
-            self._done.update(_keys_made(subtask))
 
-    def subtask_failed(self, run: RunView, i: int, subtask: Subtask) -> None:
+    def subtask_failed(self, run: RunView, i: int) -> None:
         run.finished(i, False)
-        if self._frozen is None:
-            self._failed.update(_keys_made(subtask))
+
+    def _fold(self) -> None:
+        """The chunks finished subtasks made, read only when the tileable graph is asked for (rarely,
+        next to the thousands of reports a big task takes)."""
+        for run in self.runs:
+            if run.subtasks is None:
+                continue
+            for i in run.unread:
+                (self._done if run.states[i] == SUCCEEDED else self._failed).update(_keys_made(run.subtasks[i]))
+            run.unread.clear()
 
     def freeze(self, status: str, computed: Callable[[str], bool]) -> None:
         """The task ended with ``status``: keep the tileables' final states and let go of the tileables."""
@@ -143,6 +154,7 @@ class TaskGraph:
         self._tileables, self._done, self._failed = [], set(), set()
         for run in self.runs:
             run.stop()
+            run.subtasks, run.unread = None, []
 
     def trim(self) -> None:
         """An old task: its subtask graphs go (a session keeps them for its latest tasks only)."""
@@ -150,6 +162,8 @@ class TaskGraph:
             run.trim()
 
     def _tileable_nodes(self, status: str, computed: Callable[[str], bool]) -> list[dict]:
+        if status != "succeeded":
+            self._fold()
         nodes = []
         for t in self._tileables:
             chunks = t.chunks if isinstance(t.chunks, list) else None
