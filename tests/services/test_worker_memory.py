@@ -37,6 +37,7 @@ from mars.services.execution.memory import (
     SOFT,
     MemoryBudget,
     MemorySample,
+    TreeMemory,
     estimate,
     private_bytes,
 )
@@ -282,6 +283,20 @@ def test_private_memory_leaves_out_the_shared_memory_a_process_maps(prefix):
     assert private_bytes(os.getpid()) - before < 16 * MiB
     assert psutil.Process().memory_info().rss - 0 > 64 * MiB
     del value
+    unlink_prefix(prefix)
+
+
+def test_samples_between_readings_of_pss_follow_the_anonymous_memory(prefix):
+    tree, me = TreeMemory(), os.getpid()
+    first = tree.sample(0.0).by_pid[me]  # PSS read
+    block = np.ones(8 * MiB)  # 64 MiB of a chunk function's own memory
+    shared = get_object(put_object("k", np.ones(8 * MiB), prefix))  # and 64 MiB of a mapped chunk
+    assert shared.sum() == 8 * MiB
+    grew = tree.sample(0.1).by_pid[me] - first  # from statm, not PSS
+    assert 56 * MiB < grew < 80 * MiB, grew / MiB
+    again = tree.sample(1.5).by_pid[me] - first  # PSS read again
+    assert 56 * MiB < again < 80 * MiB, again / MiB
+    del block, shared
     unlink_prefix(prefix)
 
 

@@ -68,6 +68,11 @@ class ChunkStore:
             self._count(session_id, desc)
         return replaced
 
+    def find(self, session_id: str, key: str) -> StoredObject | None:
+        """The descriptor of ``key``, or None when it is not stored."""
+        chunks = self._sessions.get(session_id)
+        return None if chunks is None else chunks.get(key)
+
     def get(self, session_id: str, keys: Iterable[str]) -> list[StoredObject]:
         """The descriptors of ``keys``, in order.
 
