@@ -55,8 +55,15 @@ def _wait_for_file(path: str, timeout: float = 60) -> None:
 
 
 def _stored_chunks(url: str, worker: str) -> int:
-    with urllib.request.urlopen(f"{url}/api/cluster/workers/{urllib.parse.quote(worker, safe='')}") as r:
-        return json.load(r)["storage_n_chunks"]
+    """How many chunks ``worker`` holds, once its heartbeats carry its figures."""
+    deadline = time.monotonic() + 30
+    while True:
+        with urllib.request.urlopen(f"{url}/api/cluster/workers/{urllib.parse.quote(worker, safe='')}") as r:
+            figures = json.load(r)
+        if "storage_n_chunks" in figures:
+            return figures["storage_n_chunks"]
+        assert time.monotonic() < deadline, f"worker {worker} sent no figures: {figures}"
+        time.sleep(0.1)
 
 
 def test_a_cancelled_job_leaves_its_slot_within_seconds_and_the_next_job_runs(cluster, tmp_path):
