@@ -17,6 +17,12 @@ class SessionNotFound(ServiceError, KeyError):
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else "session not found"
 
+    @classmethod
+    def named(cls, session_id: str) -> SessionNotFound:
+        """The error for ``session_id``, with the reasons a session can be missing."""
+        return cls(f"no session {session_id!r} on this cluster (closed, never made, or held by a supervisor "
+                   "that has restarted since)")
+
 
 class TaskNotFound(ServiceError, KeyError):
     """A call named a task that the session does not hold."""

@@ -58,7 +58,7 @@ class SessionAPI:
         try:
             return await getattr(self._tasks(session_id), method)(*args)
         except mo.ActorNotExist:
-            raise SessionNotFound(f"no session {session_id!r} on this cluster (closed, never made, or held by a supervisor that has restarted since)") from None
+            raise SessionNotFound.named(session_id) from None
 
     async def create_session(self, session_id: str | None = None) -> str:
         session_id = session_id or uuid.uuid4().hex

@@ -220,7 +220,7 @@ class MockSessionAPI:
         try:
             return self._sessions[session_id]
         except KeyError:
-            raise SessionNotFound(f"no session {session_id!r} on this cluster (closed, never made, or held by a supervisor that has restarted since)") from None
+            raise SessionNotFound.named(session_id) from None
 
     def _task(self, session_id: str, task_id: str) -> TaskInfo:
         tasks = self._session(session_id).tasks  # SessionNotFound is a KeyError too: not caught below

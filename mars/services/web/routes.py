@@ -158,7 +158,7 @@ async def list_sessions(request: web.Request) -> web.StreamResponse:
 async def get_session(request: web.Request) -> web.StreamResponse:
     sid = request.match_info["sid"]
     if not await _api(request).has_session(sid):
-        raise SessionNotFound(f"no session {sid!r} on this cluster (closed, never made, or held by a supervisor that has restarted since)")
+        raise SessionNotFound.named(sid)
     return web.json_response({"session_id": sid})
 
 
