@@ -46,6 +46,7 @@ def inputs(quick: bool) -> dict[str, Any]:
 
 def run_mars(w: dict[str, Any], repeat: int) -> dict[str, float]:
     import mars
+    import mars.dataframe  # noqa: F401 - imports are not the start's: nodes import it as they start
     import mars.tensor as mt
     from mars.deploy.local import new_cluster
 

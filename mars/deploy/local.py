@@ -261,6 +261,10 @@ class LocalCluster:
         return (_ForkedNode if self._fork else _NodeProcess)(role, self.config)
 
     def _start(self, timeout: float) -> None:
+        if self._fork:  # imported once here, not in every forked node (see node.preload_kernels)
+            from .oscar.node import preload_kernels
+
+            preload_kernels()
         try:
             # workers start beside the supervisor and register once it is up
             self._nodes.append(self._new_node("supervisor"))

@@ -87,7 +87,7 @@ def test_n_cpu_holds_for_blas_heavy_work():
         with mars.new_session(url, default=False) as sess:
             a = mt.random.rand(1500, 1500, chunk_size=1500)
             sess.execute(a)
-            _wait_idle(tree)  # the worker imports its kernels on a thread as it starts: not the job's CPU
+            _wait_idle(tree)  # what the worker does as it starts is not the job's CPU
             before, start = cpu_seconds(), time.monotonic()
             sess.execute(a @ a @ a @ a)
             used, wall = cpu_seconds() - before, time.monotonic() - start

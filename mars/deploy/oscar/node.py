@@ -20,7 +20,6 @@ import logging
 import os
 import secrets
 import socket
-import threading
 import time
 import uuid
 from typing import Any
@@ -159,32 +158,24 @@ def _tune_gc() -> None:
     gc.set_threshold(50_000, 20, 20)
 
 
-def _preload_kernels() -> None:
-    """Import the tensor and dataframe packages on a thread of their own as the node starts.
+def preload_kernels() -> None:
+    """Import the tensor and dataframe packages, before a node starts serving.
 
     A job's ops are unpickled on the node's event loop as they arrive: the
     first dataframe job would import pandas there, stalling the loop (and a
     worker's heartbeats with it) for a second or more on a busy machine,
-    enough for the supervisor to take a live worker for lost. Imported beside
-    the loop, they are ready by the time a job comes, or nearly. What the
-    imports made lives as long as the process: ``gc.freeze`` spares the
-    collector rescanning it. Called once the node's sub-processes have
-    started (a fork while another thread imports can deadlock the child).
+    enough for the supervisor to take a live worker for lost. Imported on a
+    thread beside the loop instead, the import held the GIL while the memory
+    guard had to watch a job's first subtasks. So a node pays it as it starts
+    (about 0.5 s), before it forks its slot processes, which inherit it.
     """
-    def load() -> None:
-        try:
-            from ... import dataframe, tensor  # noqa: F401
-        except Exception:  # noqa: BLE001 - the first job will raise the same error, where it is seen
-            logger.exception("could not import the tensor and dataframe packages")
-            return
-        gc.freeze()
-
-    threading.Thread(target=load, name="mars-preload").start()
+    from ... import dataframe, tensor  # noqa: F401
 
 
 async def start_supervisor(config: dict) -> SupervisorNode:
     """Start a supervisor pool with its services (and web, when ``supervisor.web`` and a web port)."""
     _tune_gc()
+    preload_kernels()
     sup = config["supervisor"]
     token = cluster_token(config, sup["host"])
     pool = await mo.create_actor_pool(_address(sup["host"], sup.get("port")), n_process=0, token=token,
@@ -219,7 +210,6 @@ async def start_supervisor(config: dict) -> SupervisorNode:
         raise
     node = SupervisorNode(pool, supervisors, web, token)
     node.advertise = sup.get("advertise_address")
-    _preload_kernels()
     return node
 
 
@@ -258,6 +248,7 @@ async def start_worker(config: dict) -> WorkerNode:
     instead (one process for the whole worker: fast to start, for tests).
     """
     _tune_gc()
+    preload_kernels()
     wcfg = config["worker"]
     supervisors = _split_list(wcfg.get("supervisors"))
     if not supervisors:
@@ -320,7 +311,6 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
                       cuda_devices=[int(d) for d in cuda if str(d).isdigit()], started=time.time())
     interval = float(config.get("cluster", {}).get("heartbeat_interval", 1.0))
     await mo.create_actor(WorkerHeartbeatActor, supervisors, info, interval, uid=WORKER_CLUSTER_UID, address=address)
-    _preload_kernels()
     return WorkerNode(pool, info, prefix)
 
 
