@@ -27,6 +27,8 @@ from .memory import HARD, OK, SOFT, MemoryBudget, MemorySample, Need, TreeMemory
 logger = logging.getLogger(__name__)
 
 _LEVELS = {OK: "under the soft limit", SOFT: "over the soft limit", HARD: "over the hard limit"}
+#: seconds between samples while nothing runs
+_IDLE_INTERVAL = 1.0
 
 
 def _mib(n: float) -> str:
@@ -72,9 +74,13 @@ class MemoryGuard:
         self._stopped: dict[tuple[str, str], WorkerMemoryError] = {}
         self._stopping: tuple[str, str] | None = None
         self._warned: set[str] = set()
+        self._woken = asyncio.Event()
 
     async def watch(self, in_hand: Callable[[], Mapping[tuple[str, str], Any]], on_lower: Callable[[], None]) -> None:
-        """Sample forever; ``in_hand()`` gives the running batches, ``on_lower()`` is called when the level drops."""
+        """Sample forever; ``in_hand()`` gives the running batches, ``on_lower()`` is called when the level drops.
+
+        Every ``interval`` while subtasks run; idle, every second, or at once when :meth:`wake` says work started.
+        """
         loop = asyncio.get_running_loop()
         while True:
             try:
@@ -82,7 +88,18 @@ class MemoryGuard:
                 self.on_sample(sample, in_hand(), on_lower)
             except Exception:
                 logger.exception("sampling the memory of worker %s failed", self._worker)
-            await asyncio.sleep(self._interval)
+            self._woken.clear()
+            if in_hand():
+                await asyncio.sleep(self._interval)
+                continue
+            try:
+                await asyncio.wait_for(self._woken.wait(), max(self._interval, _IDLE_INTERVAL))
+            except asyncio.TimeoutError:
+                pass
+
+    def wake(self) -> None:
+        """Work started: sample now, and often from now on."""
+        self._woken.set()
 
     def on_sample(self, sample: MemorySample, in_hand: Mapping[tuple[str, str], Any],
                   on_lower: Callable[[], None]) -> None:

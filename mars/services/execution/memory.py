@@ -14,7 +14,7 @@ sizes are summed instead, which counts mapped chunks twice (on the safe side).
 
 Reading ``smaps_rollup`` walks a process's page tables (about 2 ms for a
 process of 400 MB), too slow to do ten times a second for every process:
-it is read once a second, and the samples between follow the change in
+it is read every two seconds, and the samples between follow the change in
 each process's anonymous resident memory (``/proc/<pid>/statm``, a few
 microseconds), which is where a chunk function's arrays live.
 
@@ -41,10 +41,10 @@ HARD_LIMIT = 0.90
 #: what a subtask holds at its peak, in multiples of its outputs, unless its op says otherwise
 #: (``memory_factor`` on the op's class): the result, and about one temporary of its size
 DEFAULT_MEMORY_FACTOR = 2.0
-#: the process tree is listed again after this many seconds (reading it is costly on a busy host)
-_TREE_REFRESH = 1.0
+#: the process tree is listed again after this many seconds (listing reads every process of the host)
+_TREE_REFRESH = 5.0
 #: PSS is read this often; samples between follow anonymous resident memory (see the module's notes)
-_PRECISE_EVERY = 1.0
+_PRECISE_EVERY = 2.0
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 OK, SOFT, HARD = 0, 1, 2

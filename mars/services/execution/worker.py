@@ -238,6 +238,8 @@ class ExecutionActor(mo.Actor):
                 self._store.pin(spec.session_id, spec.subtask.input_keys)
             self._cache.reserve(need.outputs)
             self._spawn(self._run_on(hand))
+            if self._guard is not None:
+                self._guard.wake()
 
     def _take_batch(self) -> tuple[list[tuple[SubtaskSpec, mo.ActorRef]], Need] | None:
         """The next units for one slot, or None when the first may not start yet (memory)."""
