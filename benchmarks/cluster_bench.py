@@ -15,7 +15,8 @@ numpy<1.24 and pandas<2, so it lives in a venv of its own: see
 Workloads (issue 4): cluster start (imports excluded); the latency of
 ``(ones((5,5), chunk_size=3)*4).sum()``; ``inner(a, a)`` for a 4000×4000
 float64 in 1000-chunks (the input already on the cluster, the 128 MB result
-fetched); a sum over 10,000 chunks of size 1. Each is the best of
+fetched; ours adds a different scalar each run, so that no run reuses the
+result of the one before while its release is still on its way); a sum over 10,000 chunks of size 1. Each is the best of
 ``--repeat`` runs (the 10,000-chunk sum: of 1 for the peers, which take
 tens of seconds). Ends with PASS/FAIL against the targets.
 """
@@ -23,6 +24,7 @@ tens of seconds). Ends with PASS/FAIL against the targets.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -61,7 +63,10 @@ def run_mars(w: dict[str, Any], repeat: int) -> dict[str, float]:
                                                repeat * 10)
         direct.close()
         a = mt.tensor(w["a"], chunk_size=w["a_chunk"]).execute()
-        out["inner"] = best_of(lambda: mt.inner(a, a).execute().fetch(), repeat)
+        # the result of the call before may still be held (its release is on its way) and would be reused:
+        # each call adds a different scalar, so that each computes the product
+        shift = itertools.count()
+        out["inner"] = best_of(lambda: (mt.inner(a, a) + next(shift)).execute().fetch(), repeat)
         y = w["y"]
         out["sum10k"] = best_of(lambda: mt.tensor(y, chunk_size=1).sum().execute().fetch(), repeat)
         assert np.isclose(sess.run(mt.tensor(y, chunk_size=1).sum()), y.sum())
