@@ -185,6 +185,27 @@ def test_unlink_prefix_keeps_the_registered_segments_of_a_dead_slot(prefix):
     assert unlink_prefix(prefix) == 1  # the worker's own end takes the rest
 
 
+def test_a_killed_workers_segments_are_removed_by_the_next_worker_and_live_ones_stay(prefix):
+    import subprocess
+    import sys
+
+    from mars.services.storage.shm import claim_prefix, release_prefix, remove_abandoned_prefixes
+
+    dead, alive = f"{prefix}-dead", f"{prefix}-alive"
+    child = subprocess.run([sys.executable, "-c", "from mars.services.storage.shm import claim_prefix, put_object;"
+                            "import numpy as np, sys; claim_prefix(sys.argv[1]);"
+                            "put_object('k', np.ones(100_000), sys.argv[1])", dead], check=True)
+    assert child.returncode == 0 and len(segments(dead)) == 1  # a worker that never cleaned up
+    claim_prefix(alive)
+    mine = put_object("mine", BIG, alive)
+    assert remove_abandoned_prefixes() >= 1
+    assert segments(dead) == [] and not os.path.exists(os.path.join(SHM_DIR, f"{dead}.owner"))
+    assert segments(alive) == [mine.shm_name]  # this process lives: its segments stay
+    unlink_object(mine)
+    release_prefix(alive)
+    assert not os.path.exists(os.path.join(SHM_DIR, f"{alive}.owner"))
+
+
 def test_a_serialized_object_pickles_as_the_object_with_the_segment_bytes_out_of_band(prefix):
     value = {"x": BIG, "words": np.array([f"w{i}" for i in range(20_000)], dtype=object)}
     desc = put_object("k", value, prefix)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...serialization import deserialize, serialize
+from .owner import abandoned, write_owner
 from ..errors import DataNotFound, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -48,8 +49,13 @@ __all__ = [
     "unlink_object",
     "unlink_prefix",
     "unwrap",
+    "claim_prefix",
+    "release_prefix",
+    "remove_abandoned_prefixes",
 ]
 
+#: the file naming the process whose segments have a prefix (see claim_prefix)
+_OWNER_SUFFIX = ".owner"
 #: objects whose pickle (header and buffers) is smaller than this travel inline
 INLINE_BELOW = 64 * 1024
 #: where segments live: tmpfs on Linux; elsewhere a temp directory (page cache backed)
@@ -243,6 +249,41 @@ def unlink_prefix(prefix: str, keep: Collection[str] = ()) -> int:
             continue
         removed += sum(_unlink(mark + name) for name in names
                        if name.startswith(start) and mark + name not in keep)
+    return removed
+
+
+def claim_prefix(prefix: str) -> None:
+    """Mark segments named ``f"{prefix}-..."`` as this process's (``<SHM_DIR>/<prefix>.owner``): should it
+    be killed, a worker starting later on this host removes them (:func:`remove_abandoned_prefixes`)."""
+    _check_prefix(prefix)
+    os.makedirs(SHM_DIR, exist_ok=True)
+    write_owner(os.path.join(SHM_DIR, f"{prefix}{_OWNER_SUFFIX}"))
+
+
+def release_prefix(prefix: str) -> None:
+    """The owner's own end: its owner file goes (after its segments, see :func:`unlink_prefix`)."""
+    _check_prefix(prefix)
+    try:
+        os.unlink(os.path.join(SHM_DIR, f"{prefix}{_OWNER_SUFFIX}"))
+    except FileNotFoundError:
+        pass
+
+
+def remove_abandoned_prefixes() -> int:
+    """Remove the segments of every prefix whose owner process on this host is gone; returns how many."""
+    try:
+        names = os.listdir(SHM_DIR)
+    except FileNotFoundError:
+        return 0
+    removed = 0
+    for name in names:
+        if not name.endswith(_OWNER_SUFFIX) or not abandoned(os.path.join(SHM_DIR, name)):
+            continue
+        prefix = name[:-len(_OWNER_SUFFIX)]
+        removed += unlink_prefix(prefix)
+        release_prefix(prefix)
+    if removed:
+        logger.warning("removed %d shared-memory segments that killed workers of this host left", removed)
     return removed
 
 

@@ -12,18 +12,15 @@ without stopping (their process is gone).
 from __future__ import annotations
 
 import errno
-import json
 import logging
 import os
 import shutil
-import socket
 import tempfile
 import uuid
 from dataclasses import replace
 
-import psutil
-
 from ..errors import ServiceError
+from .owner import abandoned, write_owner
 from .shm import StoredObject, segment_path
 
 logger = logging.getLogger(__name__)
@@ -123,7 +120,7 @@ class SpillDirs:
             except OSError:
                 continue
             for entry in entries:
-                if entry.is_dir(follow_symlinks=False) and _abandoned(entry.path):
+                if entry.is_dir(follow_symlinks=False) and abandoned(os.path.join(entry.path, _OWNER)):
                     shutil.rmtree(entry.path, ignore_errors=True)
                     removed += 1
         if removed:
@@ -134,32 +131,9 @@ class SpillDirs:
         path = os.path.join(root, self.prefix)
         if path not in self._made:
             os.makedirs(path, mode=0o700, exist_ok=True)
-            me = psutil.Process()
-            with open(os.path.join(path, _OWNER), "w") as f:
-                json.dump({"host": socket.gethostname(), "pid": me.pid, "started": me.create_time()}, f)
+            write_owner(os.path.join(path, _OWNER))
             self._made.add(path)
         return path
-
-
-def _abandoned(path: str) -> bool:
-    """Whether ``path`` is a worker's spill directory on this host whose worker is gone."""
-    try:
-        with open(os.path.join(path, _OWNER)) as f:
-            owner = json.load(f)
-        if owner["host"] != socket.gethostname():
-            return False
-        return not _alive(int(owner["pid"]), float(owner["started"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return False  # not one of ours: never touch it
-
-
-def _alive(pid: int, started: float) -> bool:
-    try:
-        return abs(psutil.Process(pid).create_time() - started) < 1.0
-    except psutil.NoSuchProcess:
-        return False
-    except psutil.Error:
-        return True
 
 
 def _copy(src: int, path: str, size: int) -> None:

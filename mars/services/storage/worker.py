@@ -17,7 +17,15 @@ from ... import oscar as mo
 from ..errors import DataNotFound
 from .cache import ChunkCache
 from .core import ChunkStore
-from .shm import Serialized, StoredObject, get_object, unlink_prefix
+from .shm import (
+    Serialized,
+    StoredObject,
+    claim_prefix,
+    get_object,
+    release_prefix,
+    remove_abandoned_prefixes,
+    unlink_prefix,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +56,8 @@ class StorageActor(mo.Actor):
         self._store = self._cache.store
 
     async def __post_create__(self) -> None:
+        claim_prefix(self._prefix)
+        remove_abandoned_prefixes()
         if self._cache.dirs is not None:
             self._cache.dirs.remove_strays()
 
@@ -56,6 +66,7 @@ class StorageActor(mo.Actor):
         strays = unlink_prefix(self._prefix)
         if strays:
             logger.info("removed %d unregistered shared memory segments of %s", strays, self._prefix)
+        release_prefix(self._prefix)
 
     def register(self, session_id: str, descs: list[StoredObject]) -> None:
         """Record chunks a slot stored; a chunk stored again frees its earlier segment."""
