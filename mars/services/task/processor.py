@@ -120,11 +120,8 @@ class SessionProcessor:
         return task
 
     async def _watch_workers(self) -> None:
-        """While tasks run, fail those whose workers are lost (and forget the chunks those held).
-
-        Recomputing lost chunks from lineage is the resilience work still to
-        come; until then a task fails with WorkerLost instead of waiting forever.
-        """
+        """While tasks run, watch the cluster's workers: those lost (gone, or back as a new process) take
+        their chunks with them, and the runs that needed them stop to run again (see :meth:`_on_lost`)."""
         version = -1
         alive: set[tuple] | None = None
         while any(not t.done.is_set() for t in self.tasks.values()):
