@@ -56,32 +56,22 @@ class Pins:
     """
 
     def __init__(self) -> None:
-        self._count: dict[str, int] = {}
+        self._counts = RefCounts()
         self._doomed: set[str] = set()
 
     def __contains__(self, key: str) -> bool:
-        return key in self._count
+        return key in self._counts
 
     def __len__(self) -> int:
-        return len(self._count)
+        return len(self._counts)
 
     def pin(self, keys: Iterable[str]) -> None:
-        count = self._count
-        for k in keys:
-            count[k] = count.get(k, 0) + 1
+        self._counts.incref(keys)
 
     def unpin(self, keys: Iterable[str]) -> list[str]:
         """Drop one pin per key; returns the doomed keys nothing pins any more (to free now)."""
         out = []
-        count = self._count
-        for k in keys:
-            n = count.get(k)
-            if n is None:
-                continue
-            if n > 1:
-                count[k] = n - 1
-                continue
-            del count[k]
+        for k in self._counts.decref(keys):
             if k in self._doomed:
                 self._doomed.discard(k)
                 out.append(k)
@@ -91,7 +81,7 @@ class Pins:
         """``keys`` are to be freed: returns those nothing pins (free now); the rest wait for their last unpin."""
         out = []
         for k in keys:
-            if k in self._count:
+            if k in self._counts:
                 self._doomed.add(k)
             else:
                 out.append(k)
