@@ -45,9 +45,6 @@ class MetaStore:
         return self._meta.get(key)
 
     def put(self, meta: ChunkMeta) -> None:
-        self._meta[meta.key] = meta
-
-    def record(self, meta: ChunkMeta) -> None:
         """A worker made ``meta.key``: a key already held elsewhere (made there too, by another run of
         the same computation) keeps those holders as copies, so that freeing it frees every one."""
         old = self._meta.get(meta.key)

@@ -152,7 +152,7 @@ class GraphRun:
                 self.future.set_exception(self._failure(i, report))
             return [], []
         for o in report.outputs:
-            self.proc.meta.record(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
+            self.proc.meta.put(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
         for key in report.copies:
             self.proc.meta.add_copy(key, report.worker)
         if self.future.done():  # the run failed or was cancelled meanwhile: what it made goes (at its end)
@@ -204,7 +204,7 @@ class GraphRun:
         mine = [k for k in keys if k in pinned]
         pinned.difference_update(mine)
         pins = self.proc.pins
-        return pins.unpin(mine) + pins.doom(doomed) if doomed else pins.unpin(mine)
+        return pins.unpin(mine) + pins.doom(doomed)
 
     def leftovers(self) -> list[str]:
         """Intermediates this run would make and still holds: freed when it stops early."""

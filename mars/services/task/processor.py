@@ -455,7 +455,7 @@ class SessionProcessor:
         dropped = [k for k in report.copies if k not in self.meta]
         for o in report.outputs:
             if o.key in self.pins or o.key in self.refs:
-                self.meta.record(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
+                self.meta.put(ChunkMeta(o.key, report.worker, o.shape, o.nbytes, o.value, o.has_value))
             elif not self._held_on(o.key, report.worker):
                 dropped.append(o.key)
         if dropped:  # not awaited: the reports after this one must not wait on a worker that may be gone
