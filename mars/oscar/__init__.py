@@ -36,6 +36,7 @@ from .mainpool import MainActorPool
 from .pool import ActorPool
 from .poolprocess import PoolProcess
 from .ref import ActorRef
+from .tls import TLSConfig, get_tls, set_tls
 
 __all__ = [
     "Actor",
@@ -58,16 +59,19 @@ __all__ = [
     "RandomSubPool",
     "RemoteError",
     "ServerClosed",
+    "TLSConfig",
     "actor_ref",
     "close_connections",
     "create_actor",
     "create_actor_pool",
     "destroy_actor",
     "extensible",
+    "get_tls",
     "get_token",
     "has_actor",
     "new_event_loop",
     "no_lock",
     "run",
+    "set_tls",
     "set_token",
 ]

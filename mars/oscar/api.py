@@ -8,6 +8,7 @@ from .allocate import AllocateStrategy
 from .context import get_context, local_pool
 from .errors import ActorNotExist
 from .auth import set_token
+from .tls import TLSConfig, set_tls
 from .loop import resolve_uvloop
 from .mainpool import MainActorPool, ProcessCallback
 from .poolprocess import PoolProcess, start_pool_process
@@ -27,6 +28,7 @@ async def create_actor_pool(
     start_method: str = "spawn",
     own_process: bool = False,
     token: str | None = None,
+    tls: TLSConfig | None = None,
 ) -> MainActorPool | PoolProcess:
     """Start a main pool in this process and ``n_process`` sub pool processes.
 
@@ -51,6 +53,9 @@ async def create_actor_pool(
     token
         Refuse connections that do not show this token (see
         :mod:`mars.oscar.auth`); this process and the sub pools use it too.
+    tls
+        Serve TCP with this certificate and reach other pools over TLS (see
+        :mod:`mars.oscar.tls`); Unix sockets within the host stay plain.
 
     Examples
     --------
@@ -74,10 +79,13 @@ async def create_actor_pool(
         on_process_recover=on_process_recover,
         start_method=start_method,
         token=token,
+        tls=tls,
     )
     if own_process:
         if token is not None:
             set_token(token)  # to talk to the pool we start
+        if tls is not None:
+            set_tls(tls)
         return await start_pool_process(kwargs)
     return await MainActorPool(**kwargs).start()
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from ..serialization import SerializationError, deserialize, deserialize_async, looks_heavy, serialize
 from ..serialization.core import HEAVY_HEADER_BYTES
 from .auth import get_token
-from .errors import RemoteError
+from .errors import AuthenticationError, RemoteError
 from .message import ErrorPayload, FrameKind, decode, encode
+from .tls import client_context
 from .transport import Connection, open_connection
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class CallerContext:
         fut = self.loop.create_future()
         self._connecting[address] = fut
         try:
-            conn = await open_connection(address, self._new_connection)
+            conn = await open_connection(address, self._new_connection, tls=client_context())
             token = get_token()
             if token is not None:
                 conn.send(FrameKind.AUTH, 0, token.encode())
@@ -107,6 +108,9 @@ class CallerContext:
             del self.conns[conn.address]
 
     def _on_frame(self, conn: Connection, kind: int, msg_id: int, header: Any, buffers: list) -> None:
+        if kind == FrameKind.AUTH:  # the pool refused this connection; the reason is plain text
+            self._refused(conn, bytes(header).decode("utf-8", "replace"))
+            return
         fut = conn.pending.pop(msg_id, None)
         if fut is None or fut.done():
             return  # the caller gave up (cancelled or timed out)
@@ -121,6 +125,14 @@ class CallerContext:
             fut.set_exception(SerializationError(f"reply from {conn.address} could not be decoded: {e}"))
             return
         self._resolve(fut, kind, value)
+
+    def _refused(self, conn: Connection, reason: str) -> None:
+        pending, conn.pending = conn.pending, {}
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(AuthenticationError(reason))
+        self._on_lost(conn)  # the next call connects anew, with whatever token is set by then
+        conn.close()
 
     async def _resolve_heavy(self, conn, fut, kind, header, buffers) -> None:
         try:

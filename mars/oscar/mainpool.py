@@ -20,6 +20,7 @@ from .message import CreateActorMessage, StopPoolMessage
 from .pool import ActorPool
 from .ref import ActorRef
 from .subpool import SubPoolConfig, run_sub_pool
+from .tls import TLSConfig
 from .transport import split_address
 
 logger = logging.getLogger(__name__)
@@ -66,9 +67,10 @@ class MainActorPool(ActorPool):
         start_method: str = "spawn",
         start_timeout: float = 60.0,
         token: str | None = None,
+        tls: TLSConfig | None = None,
     ) -> None:
         main_label, sub_labels = _split_labels(n_process, labels)
-        super().__init__(address, label=main_label, token=token)
+        super().__init__(address, label=main_label, token=token, tls=tls)
         if envs is not None and len(envs) != n_process:
             raise ValueError(f"envs must give one dict per sub pool ({n_process}), got {len(envs)}")
         self.auto_recover = auto_recover
@@ -89,7 +91,8 @@ class MainActorPool(ActorPool):
         level = logging.getLogger("mars").getEffectiveLevel()
         for i, (label, env) in enumerate(zip(self._sub_labels, self._sub_envs), 1):
             config = SubPoolConfig(
-                i, label, host_port0, self.address, os.getpid(), dict(env), self._use_uvloop, level, self.token
+                i, label, host_port0, self.address, os.getpid(), dict(env), self._use_uvloop, level, self.token,
+                self.tls,
             )
             self.sub_pools.append(SubPool(config))
         try:

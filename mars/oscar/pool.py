@@ -20,8 +20,8 @@ from ..serialization.core import HEAVY_HEADER_BYTES
 from .actor import Actor, ActorLock, current_chain, new_token
 from .context import get_context, register_pool, unregister_pool
 from .allocate import MainPool
-from .auth import set_token, token_matches
-from .errors import ActorAlreadyExist, ActorNotExist, AuthenticationError, NoMatchingPool, RemoteError
+from .auth import set_token
+from .errors import ActorAlreadyExist, ActorNotExist, NoMatchingPool, RemoteError
 from .message import (
     ActorDestroyedNotice,
     BatchCallMessage,
@@ -36,6 +36,7 @@ from .message import (
     encode,
 )
 from .ref import ActorRef
+from .tls import TLSConfig, set_tls
 from .transport import Connection, remove_unix_socket, serve
 
 logger = logging.getLogger(__name__)
@@ -72,10 +73,12 @@ class ActorPool:
     """The actors living in one process, and the servers that reach them."""
 
     def __init__(
-        self, address: str, label: str = "main", main_address: str | None = None, token: str | None = None
+        self, address: str, label: str = "main", main_address: str | None = None, token: str | None = None,
+        tls: TLSConfig | None = None,
     ) -> None:
         self.address = address
         self.token = token
+        self.tls = tls
         self.label = label
         self.main_address = main_address
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -101,7 +104,10 @@ class ActorPool:
         self._stopped = asyncio.Event()
         if self.token is not None:
             set_token(self.token)  # this process's own calls to its peers show it too
-        self.address, self._servers = await serve(self.address, self._new_connection)
+        if self.tls is not None:
+            set_tls(self.tls)  # and reach them over TLS
+        server_tls = self.tls.server_context() if self.tls is not None and self.tls.serves else None
+        self.address, self._servers = await serve(self.address, self._new_connection, server_tls)
         register_pool(self)
         return self
 
@@ -257,14 +263,12 @@ class ActorPool:
     # -- frames from other processes ---------------------------------------
     def _new_connection(self) -> Connection:
         conn = Connection(self._on_frame, self._conns.discard)
-        conn.authenticated = self.token is None
+        if self.token is not None:  # the connection hands over no frame before it has shown the token
+            conn.expect_token(self.token, f"pool {self.address}")
         self._conns.add(conn)
         return conn
 
     def _on_frame(self, conn: Connection, kind: int, msg_id: int, header: Any, buffers: list) -> None:
-        if not conn.authenticated:
-            self._authenticate(conn, kind, msg_id, header)
-            return
         if kind >= FrameKind.CANCEL:
             task = conn.running.pop(msg_id, None) if kind == FrameKind.CANCEL else None
             if task is not None:
@@ -285,23 +289,6 @@ class ActorPool:
             self._dispatch(conn, kind, msg_id, message)
         else:
             handler(conn, kind, msg_id, message)
-
-    def _authenticate(self, conn: Connection, kind: int, msg_id: int, header: Any) -> None:
-        """Nothing from the connection is unpickled until it has shown the token."""
-        assert self.token is not None
-        if kind == FrameKind.AUTH and token_matches(self.token, header):
-            conn.authenticated = True
-            return
-        if kind == FrameKind.AUTH or conn.transport is None or conn.transport.is_closing():
-            return  # a wrong token is answered at the first request
-        logger.warning("pool %s refused a connection that did not show its token", self.address)
-        if kind == FrameKind.REQUEST:
-            error = AuthenticationError(
-                f"pool {self.address} requires a token: set MARS_TOKEN or call mars.oscar.set_token() "
-                "with the cluster's token before connecting"
-            )
-            self._fail(conn, kind, msg_id, error, f"pool {self.address}")
-        conn.close()
 
     async def _decode_heavy(self, conn, kind, msg_id, header, buffers) -> None:
         try:

@@ -12,6 +12,7 @@ from typing import Any
 
 from .loop import new_event_loop
 from .pool import ActorPool
+from .tls import TLSConfig
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +31,8 @@ class SubPoolConfig:
     env: dict[str, str] = field(default_factory=dict)
     use_uvloop: bool = False
     log_level: int = logging.WARNING
-    token: str | None = None
+    token: str | None = None  # travels through the process's pipe, never on a command line
+    tls: TLSConfig | None = None
 
 
 def run_sub_pool(config: SubPoolConfig, ready: Any) -> None:
@@ -47,7 +49,8 @@ def run_sub_pool(config: SubPoolConfig, ready: Any) -> None:
 
 
 async def _serve(config: SubPoolConfig, ready: Any) -> None:
-    pool = ActorPool(config.address, label=config.label, main_address=config.main_address, token=config.token)
+    pool = ActorPool(config.address, label=config.label, main_address=config.main_address, token=config.token,
+                     tls=config.tls)
     try:
         await pool.start()
     except BaseException as e:

@@ -12,8 +12,11 @@ crosses the socket with no copy beyond the kernel's.
 from __future__ import annotations
 
 import asyncio
+import hmac
+import logging
 import os
 import socket
+import ssl
 import struct
 import sys
 import tempfile
@@ -22,7 +25,16 @@ from typing import Any
 
 from .errors import ServerClosed
 
+logger = logging.getLogger(__name__)
+
 _PREFIX = struct.Struct("<BQIH")
+#: the kind of the frame that carries a token (``message.FrameKind.AUTH``); a server that refuses a
+#: connection answers with one too, its header the reason as UTF-8 text (nothing to unpickle)
+AUTH_KIND = 6
+#: the longest token a server reads from a connection that has not authenticated
+MAX_TOKEN_BYTES = 512
+#: a refused connection is closed this long after the refusal, so guessing tokens is slow
+REFUSAL_DELAY = 0.5
 _RECV_BUFFER = 256 * 1024
 # Frames up to this size are copied into one bytes object and coalesced.
 _SMALL_FRAME = 64 * 1024
@@ -86,7 +98,10 @@ class Connection(asyncio.BufferedProtocol):
         self.address = ""
         self.transport: asyncio.Transport | None = None
         self.closed = False
-        self.authenticated = True  # a pool with a token clears this on its connections
+        self.authenticated = True  # cleared by expect_token(): a pool with a token reads nothing else first
+        self.same_user_only = False  # Unix sockets: refuse peers running as another OS user
+        self._expected: bytes | None = None
+        self._owner = ""
         self.pending: dict[int, asyncio.Future] = {}  # client side: msg_id -> reply future
         self.running: dict[int, asyncio.Task] = {}  # server side: msg_id -> running call
         self._next_id = 0
@@ -99,9 +114,24 @@ class Connection(asyncio.BufferedProtocol):
         self._drain_waiters: list[asyncio.Future] = []
         self._loop = asyncio.get_running_loop()
 
+    def expect_token(self, token: str, owner: str) -> None:
+        """Read nothing from this connection but one small ``AUTH`` frame showing ``token``, first.
+
+        Anything else first, or a wrong token, is refused: a short text frame
+        says why, reading stops, and the connection closes after a delay. So
+        a stranger's bytes are neither buffered beyond a few hundred nor unpickled.
+        """
+        self.authenticated = False
+        self._expected = token.encode()
+        self._owner = owner
+
     # -- connection events -------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        if self.same_user_only and not _peer_is_this_user(transport):
+            logger.warning("%s refused a Unix socket connection from another OS user", self._owner or "a pool")
+            transport.abort()
+            return
         transport.set_write_buffer_limits(high=_HIGH_WATER)  # type: ignore[attr-defined]
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -173,6 +203,8 @@ class Connection(asyncio.BufferedProtocol):
             self._flush()
 
     def _parse(self) -> None:
+        if not self.authenticated and not self._check_token():
+            return
         buf = self._buf
         while self._end - self._start >= _PREFIX.size:
             start = self._start
@@ -202,6 +234,37 @@ class Connection(asyncio.BufferedProtocol):
             self._start = self._end = 0
         elif len(self._buf) - self._end < _PREFIX.size:
             self._compact()
+
+    def _check_token(self) -> bool:
+        """Whether the first frame, an ``AUTH`` frame, showed the expected token (False: not yet, or refused)."""
+        if self._end - self._start < _PREFIX.size or self.closed:
+            return False
+        kind, _, length, nbuf = _PREFIX.unpack_from(self._buf, self._start)
+        if kind != AUTH_KIND or nbuf or length > MAX_TOKEN_BYTES:
+            self.refuse(f"{self._owner} requires a token: set MARS_TOKEN or call mars.oscar.set_token() with "
+                        "the cluster's token before connecting")
+            return False
+        end = self._start + _PREFIX.size + length
+        if self._end < end:
+            return False
+        offered = bytes(self._buf[end - length : end])
+        self._start = end
+        assert self._expected is not None
+        if not hmac.compare_digest(offered, self._expected):
+            self.refuse(f"{self._owner} refused the token this process showed: it is not the cluster's")
+            return False
+        self.authenticated, self._expected = True, None
+        return True
+
+    def refuse(self, reason: str) -> None:
+        """Say why in a text frame, stop reading, and close after :data:`REFUSAL_DELAY`."""
+        logger.warning("%s", reason)
+        self._start = self._end = 0
+        if self.transport is None or self.transport.is_closing():
+            return
+        self.transport.write(_PREFIX.pack(AUTH_KIND, 0, len(reason.encode()), 0) + reason.encode())
+        self.transport.pause_reading()  # type: ignore[attr-defined]
+        self._loop.call_later(REFUSAL_DELAY, self.close)
 
     def _begin_large(self, kind: int, msg_id: int, sizes: list[int], pos: int) -> None:
         large = _LargeFrame(kind, msg_id, sizes)
@@ -289,15 +352,17 @@ def split_address(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-async def serve(address: str, factory: Callable[[], Connection]) -> tuple[str, list]:
-    """Listen on TCP ``address`` (port 0 picks one) and on its Unix socket.
+async def serve(
+    address: str, factory: Callable[[], Connection], tls: ssl.SSLContext | None = None
+) -> tuple[str, list]:
+    """Listen on TCP ``address`` (port 0 picks one; TLS with ``tls``) and on its Unix socket.
 
     Returns the address actually bound and the servers.
     """
     loop = asyncio.get_running_loop()
     host, port = split_address(address)
     try:
-        tcp = await loop.create_server(factory, host, port, reuse_address=True)
+        tcp = await loop.create_server(factory, host, port, reuse_address=True, ssl=tls)
     except OSError as e:
         raise OSError(e.errno, f"cannot listen on {address}: {e.strerror or e}") from None
     bound_port = tcp.sockets[0].getsockname()[1]
@@ -310,6 +375,11 @@ async def serve(address: str, factory: Callable[[], Connection]) -> tuple[str, l
 
 
 async def _serve_unix(loop, path: str, factory) -> asyncio.AbstractServer | None:
+    def same_user_factory() -> Connection:
+        conn = factory()
+        conn.same_user_only = True  # an abstract socket has no file permissions to keep others out
+        return conn
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         if not path.startswith("\0") and os.path.exists(path):
@@ -317,7 +387,7 @@ async def _serve_unix(loop, path: str, factory) -> asyncio.AbstractServer | None
         sock.bind(path)
         sock.listen(1024)
         sock.setblocking(False)
-        return await loop.create_unix_server(factory, sock=sock)
+        return await loop.create_unix_server(same_user_factory, sock=sock)
     except OSError:
         sock.close()  # Unix sockets are only a fast path: TCP still serves
         return None
@@ -332,10 +402,20 @@ def remove_unix_socket(address: str) -> None:
             pass
 
 
+def _peer_is_this_user(transport: asyncio.BaseTransport) -> bool:
+    """Whether the process at the other end of a Unix socket runs as this process's user."""
+    sock = transport.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return True  # no way to ask here (not Linux): the socket file's directory guards it
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _, uid, _ = struct.unpack("3i", creds)
+    return uid == os.geteuid()
+
+
 async def open_connection(
-    address: str, factory: Callable[[], Connection], timeout: float = 30.0
+    address: str, factory: Callable[[], Connection], timeout: float = 30.0, tls: ssl.SSLContext | None = None
 ) -> Connection:
-    """Connect to a pool: its Unix socket when it is on this host, else TCP.
+    """Connect to a pool: its Unix socket when it is on this host, else TCP (with ``tls``, TLS).
 
     ``tcp://host:port`` forces TCP.
     """
@@ -349,8 +429,10 @@ async def open_connection(
             unix_conn.address = address
             return unix_conn
     try:
-        _, conn = await asyncio.wait_for(loop.create_connection(factory, host, port), timeout)
-    except (OSError, asyncio.TimeoutError) as e:
+        _, conn = await asyncio.wait_for(
+            loop.create_connection(factory, host, port, ssl=tls, server_hostname=host if tls else None), timeout
+        )
+    except (OSError, asyncio.TimeoutError) as e:  # ssl.SSLError is an OSError
         raise ServerClosed(f"cannot connect to actor pool at {address}: {e or type(e).__name__}") from e
     conn.address = address
     return conn

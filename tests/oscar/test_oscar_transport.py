@@ -224,9 +224,9 @@ async def test_a_caller_cancelled_while_connecting_leaves_the_others_waiting_for
 
     real = context_module.open_connection
 
-    async def slow(address, factory):
+    async def slow(address, factory, **kw):
         await asyncio.sleep(0.2)
-        return await real(address, factory)
+        return await real(address, factory, **kw)
 
     monkeypatch.setattr(context_module, "open_connection", slow)
     ctx = context_module.CallerContext(asyncio.get_running_loop())
