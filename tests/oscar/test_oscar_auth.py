@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import pathlib
 import pickle
+import shutil
 import socket
 import struct
 
+import psutil
 import pytest
 
 import mars.oscar as mo
@@ -95,3 +98,105 @@ def _read_until_closed(sock: socket.socket) -> bytes:
 async def test_set_token_rejects_an_empty_token():
     with pytest.raises(ValueError, match="non-empty string"):
         mo.set_token("")
+
+
+# -- as an attacker: what a connection without the token can make a pool do ------------------------------------
+
+def _rss(pid: int) -> int:
+    return psutil.Process(pid).memory_info().rss
+
+
+def _send_until_blocked(sock: socket.socket, data: bytes, total: int) -> int:
+    """Send ``total`` bytes of ``data`` repeated; stop at the first timeout or reset. Returns what left."""
+    sent = 0
+    try:
+        while sent < total:
+            sent += sock.send(data)
+    except OSError:  # socket.timeout is an OSError too: the pool stopped reading
+        pass
+    return sent
+
+
+async def test_bytes_before_the_token_are_neither_buffered_nor_read_far():
+    """150 MiB sent by a stranger behind a frame announcing a 2 GiB header: the pool stays its size."""
+    pool = await mo.create_actor_pool("127.0.0.1", token=TOKEN, own_process=True)
+    try:
+        before = _rss(pool.pid)
+        host, port = pool.address.rsplit(":", 1)
+        loop = asyncio.get_running_loop()
+        socks = []
+        for kind in (1, 6):  # a request first, then an AUTH frame announcing far more than a token
+            sock = socket.create_connection((host, int(port)), timeout=2)
+            socks.append(sock)
+            prefix = struct.pack("<BQIH", kind, 1, 2**31, 0)
+            await loop.run_in_executor(None, sock.sendall, prefix)
+            sent = await loop.run_in_executor(None, _send_until_blocked, sock, bytes(1 << 20), 150 << 20)
+            assert sent < 150 << 20  # the pool stopped reading long before
+        grown = _rss(pool.pid) - before
+        assert grown < 10 << 20, f"the pool grew by {grown >> 20} MiB on bytes sent without its token"
+        for sock in socks:
+            sock.settimeout(5)
+            assert b"requires a token" in await loop.run_in_executor(None, _read_until_closed, sock)
+            sock.close()
+    finally:
+        await pool.stop()
+
+
+async def test_one_wrong_token_closes_the_connection_and_a_second_try_is_not_read(tmp_path):
+    marker = tmp_path / "planted"
+    async with await mo.create_actor_pool("127.0.0.1", token=TOKEN) as pool:
+        host, port = pool.address.rsplit(":", 1)
+        loop = asyncio.get_running_loop()
+        sock = socket.create_connection((host, int(port)), timeout=5)
+        with sock:
+            wrong, right = b"guess-1", TOKEN.encode()
+            sock.sendall(struct.pack("<BQIH", 6, 0, len(wrong), 0) + wrong
+                         + struct.pack("<BQIH", 6, 0, len(right), 0) + right
+                         + _raw_frame(pickle.dumps(Planted(str(marker)))))
+            started = loop.time()
+            reply = await loop.run_in_executor(None, _read_until_closed, sock)
+        assert b"refused the token" in reply and loop.time() - started >= 0.3  # slow to guess
+        assert not marker.exists()
+
+
+_AS_NOBODY = """
+import socket, struct, sys
+sock = socket.socket(socket.AF_UNIX)
+sock.settimeout(5)
+try:
+    sock.connect(sys.argv[1].replace("@", "\\0", 1))
+    sock.sendall(bytes.fromhex(sys.argv[2]))
+    print("reply:", sock.recv(4096))
+except OSError as e:
+    print("refused:", e)
+"""
+
+
+def _python_for_nobody() -> str | None:
+    """A Python another user may run (the test's own may live under root's home)."""
+    for path in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.path.isfile(path) and os.stat(path).st_mode & 0o001:
+            return path
+    return None
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("runuser")
+                    or _python_for_nobody() is None,
+                    reason="needs root, runuser and a Python in /usr to act as another OS user")
+@pytest.mark.parametrize("token", [None, TOKEN], ids=["no-token", "token"])
+async def test_another_os_user_cannot_use_the_pools_unix_socket(tmp_path, token):
+    """Abstract Unix sockets have no file permissions: the pool checks the peer's uid itself."""
+    marker = tmp_path / "planted"
+    tmp_path.chmod(0o777)
+    async with await mo.create_actor_pool("127.0.0.1", token=token) as pool:
+        frame = _raw_frame(pickle.dumps(Planted(str(marker))))
+        path = unix_path(pool.address).replace("\0", "@", 1)
+        proc = await asyncio.create_subprocess_exec(
+            "runuser", "-u", "nobody", "--", _python_for_nobody(), "-I", "-c", _AS_NOBODY, path, frame.hex(),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), 30)
+        await asyncio.sleep(0.2)
+        assert b"reply:" in out or b"refused:" in out, out.decode()  # the stranger did get to try
+        assert not marker.exists(), out.decode()
+        ref = await mo.create_actor(Info, 2, address=pool.address)  # the pool still serves its own user
+        assert await mo.ActorRef(pool.address, ref.uid).get_tag() == 2
