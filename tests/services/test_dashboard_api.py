@@ -29,7 +29,10 @@ def cluster():
 
 def get(cluster, path: str) -> tuple[int, dict]:
     try:
-        with urllib.request.urlopen(cluster.web_address + path, timeout=30) as resp:
+        # every cluster has a token; the dashboard sends it as this header too
+        headers = {"Authorization": f"Bearer {cluster.token}"}
+        request = urllib.request.Request(cluster.web_address + path, headers=headers)
+        with urllib.request.urlopen(request, timeout=30) as resp:
             return resp.status, json.loads(resp.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())

@@ -18,7 +18,7 @@ from mars.services.errors import DataNotFound, SessionNotFound, TaskCancelled, T
 from mars.services.session.mock import MockSessionAPI
 from mars.services.task.api import TaskInfo, TaskStatus, TileableResult
 from mars.services.web import SyncWebClient, Unauthorized, WebClient, WebConnectionError, start_web_server
-from mars.services.web.wire import BINARY, pack_joined
+from mars.services.web.wire import BINARY, JSON, pack_joined
 
 
 class Boom(Exception):
@@ -100,6 +100,18 @@ async def test_big_values_are_fetched_not_inlined(web):
         await client.fetch(sid, keys[:1])
 
 
+async def test_release_says_which_keys_the_session_did_not_hold(web):
+    server, _, client, raw = web
+    sid = await client.create_session()
+    info = await client.submit_and_wait(sid, [mt.arange(4, chunk_size=2) + 1], wait=30)
+    a, b = [c.key for c in info.results[0].chunks]
+    async with raw.post(f"{server.url}/api/sessions/{sid}/release", json={"keys": [a, "never-held", a]}) as resp:
+        assert await resp.json() == {"released": 1, "not_released": ["never-held", a]}
+    assert await client.release(sid, ["never-held", b, b]) == [b]
+    with pytest.raises(DataNotFound):
+        await client.fetch(sid, [b])
+
+
 async def test_an_error_in_a_chunk_comes_back_as_itself(web):
     _, _, client, _ = web
     sid = await client.create_session()
@@ -146,7 +158,8 @@ async def test_service_errors_are_404_json_and_raise_their_own_type(web):
 async def test_bad_input_is_400_json_naming_the_problem(web, path, body, needle):
     server, _, client, raw = web
     sid = await client.create_session()
-    async with raw.post(f"{server.url}/api/sessions/{sid}/{path}", data=body) as resp:
+    ctype = BINARY if path.startswith("tasks") else JSON
+    async with raw.post(f"{server.url}/api/sessions/{sid}/{path}", data=body, headers={"Content-Type": ctype}) as resp:
         assert resp.status == 400 and resp.content_type == "application/json"
         err = (await resp.json())["error"]
     assert err["type"] == "BadRequest" and needle in err["message"]
@@ -163,7 +176,7 @@ async def test_truncated_or_wrong_binary_bodies_are_400(web):
             assert resp.status == 400, await resp.text()
             assert needle in (await resp.json())["error"]["message"]
     assert await api.list_tasks(sid) == []
-    async with raw.post(f"{server.url}/api/sessions", data=b'{"session_id": "a/b"}') as resp:
+    async with raw.post(f"{server.url}/api/sessions", json={"session_id": "a/b"}) as resp:
         assert resp.status == 400 and "session_id" in (await resp.json())["error"]["message"]
 
 

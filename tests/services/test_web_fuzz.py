@@ -13,7 +13,9 @@ Meanwhile a long job and a stream of small ones run on the cluster and must
 all give numpy's results; afterwards the supervisor is alive, serves new
 jobs, and its log holds no server error from the web service. Two small web
 servers in this process, pointed at the same supervisor, check the body limit
-(413) and the token (401 before the body is read).
+(413) and the token (401 before the body is read). Foreign Hosts and Origins,
+preflights and wrong Content-Types are refused before the token (403, 415:
+guard.py); test_web_security.py attacks those on purpose.
 
 The default runs 100-300 examples per strategy (about half a minute).
 Deep mode runs every strategy with N examples (N=2000: about two minutes)::
@@ -47,17 +49,21 @@ from hypothesis import strategies as st
 
 import mars
 import mars.dataframe as md
+import mars.oscar as mo
 import mars.tensor as mt
 from mars.core.entity import TileableData
 from mars.deploy.local import new_cluster
+from mars.services.web import server as web_server
 from mars.services.web import start_web_server
 from mars.services.web.dashboard import STATIC_DIR
+from mars.services.web.routes import BODY_TYPES
 from mars.services.web.wire import BINARY, MAGIC, pack_joined, unpack
 
 from .openapi_check import check
 from .web_fuzz_kit import (
     DEEP,
     ERROR,
+    HOST,
     JSON,
     SMALL_LIMIT,
     SPEC,
@@ -95,7 +101,7 @@ class Env:
     def __init__(self) -> None:
         self.cluster = new_cluster(n_worker=2, n_cpu=1)
         self.web = self.cluster.web_address
-        self.driver = Driver()
+        self.driver = Driver(tokens={self.web: self.cluster.token})  # requests to the cluster carry its token
         try:
             self._start()
         except BaseException:
@@ -103,6 +109,9 @@ class Env:
             raise
 
     def _start(self) -> None:
+        # the small servers below reach the supervisor over the actor protocol, which takes the cluster's token
+        self._process_token = mo.get_token()
+        mo.set_token(self.cluster.token)
         self.small = self.driver.run(start_web_server("127.0.0.1", 0, [self.cluster.endpoint],
                                                       max_body_size=SMALL_LIMIT))
         self.secured = self.driver.run(start_web_server("127.0.0.1", 0, [self.cluster.endpoint], token=TOKEN,
@@ -151,6 +160,8 @@ class Env:
             self.driver.close()
         finally:
             self.cluster.stop()
+            if hasattr(self, "_process_token"):
+                mo.set_token(self._process_token)
 
 
 def _is_server_error(record: dict) -> bool:
@@ -404,7 +415,9 @@ def raw_requests(draw: Any, env: Env) -> tuple[Blob, bool, str]:
         payload = _chunked(body, cut)[:-5]  # no last chunk: the body never ends
     extra = draw(st.sampled_from(["", "X-Odd: \x01\r\n", "Bad Header: x\r\n", ": novalue\r\n", "Host: a\r\n",
                                   "X-Long: " + "h" * 9000 + "\r\n", "Expect: 100-continue\r\n"]))
-    raw = f"{method} {path} {version}\r\nHost: fuzz\r\nConnection: close\r\n{head}{extra}\r\n".encode("latin-1")
+    ctype = BINARY if path.endswith("/tasks") else JSON  # the route's own: the framing is what is fuzzed here
+    raw = (f"{method} {path} {version}\r\nHost: {HOST}\r\nConnection: close\r\nContent-Type: {ctype}\r\n"
+           f"{head}{extra}\r\n").encode("latin-1")
     complete = framing not in ("long", "open-chunked") and not (framing == "bad-chunk" and payload.startswith(b"3;"))
     return Blob(raw + payload), complete, framing
 
@@ -439,11 +452,10 @@ def test_bodies_over_the_limit_get_413(env, caplog):
     """A small server (same supervisor, 4 KiB limit): whatever the framing, an oversized body is a 413."""
     @fuzz(120)
     @given(route=st.sampled_from(BODY_ROUTES), sid=st.sampled_from([env.sid, "no-such-session"]),
-           size=st.integers(SMALL_LIMIT + 1, 300_000), how=st.sampled_from(["length", "chunked", "gzip"]),
-           ctype=st.sampled_from([JSON, BINARY, None]))
-    def one(route: str, sid: str, size: int, how: str, ctype: str | None) -> None:
+           size=st.integers(SMALL_LIMIT + 1, 300_000), how=st.sampled_from(["length", "chunked", "gzip"]))
+    def one(route: str, sid: str, size: int, how: str) -> None:
         body = b" " * (size - 2) + b"{}"
-        headers = {"Content-Type": ctype} if ctype else {}
+        headers = {"Content-Type": BODY_TYPES[("POST", route)]}  # another type is a 415, before the size counts
         if how == "gzip":  # a few hundred bytes on the wire, over the limit once decoded
             body, headers["Content-Encoding"] = gzip.compress(body), "gzip"
         req = Req("POST", route.replace("{sid}", sid), headers=headers, body=Blob(body), chunked=how == "chunked")
@@ -455,12 +467,13 @@ def test_bodies_over_the_limit_get_413(env, caplog):
 
 
 def test_the_limit_is_exact_and_checked_before_reading(env):
-    at_limit = Req("POST", "/api/sessions", body=b" " * (SMALL_LIMIT - 2) + b"{}")
+    at_limit = Req("POST", "/api/sessions", headers={"Content-Type": JSON}, body=b" " * (SMALL_LIMIT - 2) + b"{}")
     assert env.driver.send(env.small.url, at_limit).status == 200  # an empty JSON object: a new session
-    over = Req("POST", "/api/sessions", body=b" " * (SMALL_LIMIT - 1) + b"{}")
+    over = Req("POST", "/api/sessions", headers={"Content-Type": JSON}, body=b" " * (SMALL_LIMIT - 1) + b"{}")
     assert env.driver.send(env.small.url, over).status == 413
     # a declared 1 TiB body on the cluster's own server (1 GiB limit) is refused at once: nothing is sent
-    head = b"POST /api/sessions HTTP/1.1\r\nHost: fuzz\r\nContent-Length: 1099511627776\r\n\r\n"
+    head = (f"POST /api/sessions HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: {JSON}\r\n"
+            "Content-Length: 1099511627776\r\n\r\n").encode()
     reply = env.driver.raw(env.web, [head], wait=5.0)
     assert reply is not None and reply.status == 413, reply
     assert reply.headers.get("connection") == "close"  # and the connection is not kept to read 1 TiB
@@ -482,7 +495,18 @@ def is_public(req: Req) -> bool:
     return req.method in ("GET", "HEAD") and dashboard
 
 
-def test_without_the_token_everything_but_the_dashboard_files_is_401(env, caplog):
+def refused_before_the_token(call: Call, req: Req, reply: Reply) -> bool:
+    """Whether ``reply`` is the guard's refusal, which comes before the token is looked at (see guard.py)."""
+    if reply.status == 403 and req.method == "OPTIONS":
+        return True
+    wanted = BODY_TYPES.get((req.method, call.route or ""))
+    sent = req.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    return reply.status == 415 and req.body is not None and wanted is not None and sent != wanted
+
+
+def test_without_the_token_everything_but_the_dashboard_files_is_401(env, caplog, monkeypatch):
+    monkeypatch.setattr(web_server, "FAILED_TOKEN_DELAY", 0.0)  # 250 wrong tokens would wait 50 s
+
     @fuzz(250)
     @given(call=calls(env), credentials=st.sampled_from(BAD_CREDENTIALS), query=st.sampled_from(BAD_QUERIES))
     def one(call: Call, credentials: dict, query: str) -> None:
@@ -490,6 +514,9 @@ def test_without_the_token_everything_but_the_dashboard_files_is_401(env, caplog
         reply = env.driver.send(env.secured.url, req)
         if reply.status == 400 and http_malformed(req):
             return  # refused by aiohttp's parser before any handler, the token's included
+        if refused_before_the_token(call, req, reply):
+            assert_error_body(reply, req)
+            return
         if reply.status == 200:  # only the dashboard's files are served without the token, never API data
             assert is_public(req) and reply.content_type in PUBLIC_TYPES, (reply, req)
         elif reply.status == 404 and is_public(req):
@@ -505,17 +532,17 @@ def test_without_the_token_everything_but_the_dashboard_files_is_401(env, caplog
 
 def test_without_the_token_the_body_is_never_read_nor_unpickled(env):
     garbage = Blob(MAGIC + struct.pack("<II", 5, 0) + b"\x80\x05junk")  # would be a 400: it does not unpickle
-    path = f"/api/sessions/{env.sid}/tasks"
+    path, binary = f"/api/sessions/{env.sid}/tasks", {"Content-Type": BINARY}
     with_token = env.driver.send(env.secured.url, Req("POST", path, body=garbage,
-                                                      headers={"Authorization": f"Bearer {TOKEN}"}))
+                                                      headers={"Authorization": f"Bearer {TOKEN}", **binary}))
     assert with_token.status == 400 and "does not unpickle" in with_token.json()["error"]["message"]
-    without = env.driver.send(env.secured.url, Req("POST", path, body=garbage))
+    without = env.driver.send(env.secured.url, Req("POST", path, body=garbage, headers=binary))
     assert without.status == 401 and without.json()["error"]["type"] == "Unauthorized"
     # an oversized body without the token: 401, not 413 (the limit is not even looked at)
-    big = Req("POST", path, body=Blob(b"x" * (SMALL_LIMIT * 4)))
+    big = Req("POST", path, body=Blob(b"x" * (SMALL_LIMIT * 4)), headers=binary)
     assert env.driver.send(env.secured.url, big).status == 401
     # headers that promise a body which never comes: the 401 comes at once, without waiting for it
-    head = f"POST {path} HTTP/1.1\r\nHost: fuzz\r\nContent-Length: 4000\r\n\r\n".encode()
+    head = f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: {BINARY}\r\nContent-Length: 4000\r\n\r\n".encode()
     reply = env.driver.raw(env.secured.url, [head], wait=5.0)
     assert reply is not None and reply.status == 401 and reply.headers.get("connection") == "close", reply
     # with the token the same headers make the server wait for the body
@@ -581,7 +608,8 @@ def test_regression_a_job_with_junk_chunks_fails_and_leaves_its_session_usable(e
     object.__setattr__(data, "chunks", 5)
     body = env.driver.run(pack_joined([data]))
     start = time.monotonic()
-    reply = env.driver.send(env.web, Req("POST", f"/api/sessions/{sid}/tasks", "wait=2", body=body))
+    req = Req("POST", f"/api/sessions/{sid}/tasks", "wait=2", {"Content-Type": BINARY}, body)
+    reply = env.driver.send(env.web, req)
     assert reply.status == 200 and reply.json()["status"] == "failed", reply.body[:500]
     assert time.monotonic() - start < 1.5  # it ended: nobody waits out the 2 s
     assert env.driver.send(env.web, Req("GET", f"/api/sessions/{sid}/tasks")).status == 200
@@ -598,6 +626,36 @@ def test_regression_a_chunk_function_raising_stop_iteration_fails_its_job(env):
     assert not isinstance(raised.value, TimeoutError), "the job hangs"
 
 
+FOREIGN = [{"Host": "evil.example"}, {"Host": "rebind.attacker.test:80"}, {"Origin": "http://evil.example"},
+           {"Origin": "null"}, {"Origin": "https://127.0.0.1.evil.example"}]
+
+
+def test_foreign_hosts_and_origins_are_refused_on_every_route(env):
+    @fuzz(150)
+    @given(call=calls(env), foreign=st.sampled_from(FOREIGN))
+    def one(call: Call, foreign: dict) -> None:
+        req = dataclasses.replace(call.req, headers={**call.req.headers, **foreign})
+        reply = env.driver.send(env.web, req)
+        if reply.status == 400 and http_malformed(req):
+            return
+        assert reply.status == 403, (reply, req)
+        err = assert_error_body(reply, req)
+        assert err is None or err["type"] == "Forbidden"
+
+    run_fuzz(env, one)
+
+
+def test_release_names_the_keys_the_session_did_not_hold(env):
+    sid = env.post_json("/api/sessions", {"session_id": "fuzz-release"})["session_id"]
+    keys = [c.key for r in env.submit(sid, env.valid_frame).results for c in r.chunks]
+    reply = env.post_json(f"/api/sessions/{sid}/release", {"keys": [keys[0], "never-held", keys[0]]})
+    assert reply == {"released": 1, "not_released": ["never-held", keys[0]]}
+    fetch = Req("POST", f"/api/sessions/{sid}/fetch", headers={"Content-Type": JSON},
+                body=json.dumps({"keys": keys[:2]}).encode())
+    gone = env.driver.send(env.web, fetch)
+    assert gone.status == 404 and keys[0] in gone.json()["error"]["message"], gone
+
+
 # ---------------------------------------------------------------------- many at once
 def test_a_burst_of_bad_requests_at_once(env):
     """200 bad requests in flight together: each still gets its 4xx."""
@@ -607,7 +665,8 @@ def test_a_burst_of_bad_requests_at_once(env):
     reqs = []
     for i in range(200):
         path, body = paths[i % len(paths)], bodies[i % len(bodies)]
-        reqs.append(Req("POST", path, "wait=nan" if i % 7 == 0 else "", body=body or b"{"))
+        ctype = BINARY if path.endswith("/tasks") else JSON
+        reqs.append(Req("POST", path, "wait=nan" if i % 7 == 0 else "", {"Content-Type": ctype}, body or b"{"))
 
     async def all_at_once() -> list[Reply]:
         return await asyncio.gather(*(env.driver.asend(env.web, r) for r in reqs))
@@ -623,19 +682,22 @@ def test_a_burst_of_bad_requests_at_once(env):
 # ---------------------------------------------------------------------- regressions (each was a 500)
 def test_regression_deeply_nested_json_is_a_400_not_a_recursion_error(env):
     for body in DEEP:
-        reply = env.driver.send(env.web, Req("POST", f"/api/sessions/{env.sid}/release", body=body))
+        req = Req("POST", f"/api/sessions/{env.sid}/release", headers={"Content-Type": JSON}, body=body)
+        reply = env.driver.send(env.web, req)
         assert reply.status == 400 and "not valid JSON" in reply.json()["error"]["message"], reply
 
 
 def test_regression_a_gzip_body_with_its_content_length_is_read_decoded(env):
     body = gzip.compress(json.dumps({"session_id": "fuzz-gzip"}).encode() + b" " * 1000)  # grows when decoded
-    reply = env.driver.send(env.web, Req("POST", "/api/sessions", headers={"Content-Encoding": "gzip"}, body=body))
+    headers = {"Content-Encoding": "gzip", "Content-Type": JSON}
+    reply = env.driver.send(env.web, Req("POST", "/api/sessions", headers=headers, body=body))
     assert reply.status == 200 and reply.json() == {"session_id": "fuzz-gzip"}, reply
 
 
 def test_regression_an_undecodable_body_after_the_headers_is_a_400(env):
     """The body comes after the headers (as over a network): aiohttp hands the handler its decoding error."""
-    head = b"POST /api/sessions HTTP/1.1\r\nHost: fuzz\r\nContent-Encoding: gzip\r\nContent-Length: 9\r\n\r\n"
+    head = (f"POST /api/sessions HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: {JSON}\r\nContent-Encoding: gzip\r\n"
+            "Content-Length: 9\r\n\r\n").encode()
     since = time.time()
     reply = env.driver.raw(env.web, [head, b"not gzip!"], pause=0.2)
     assert reply is not None and reply.status == 400, reply
@@ -647,7 +709,8 @@ def test_regression_an_undecodable_body_after_the_headers_is_a_400(env):
                                               # aiohttp stalls a request whose chunk size is garbage: no answer
                                               ("Transfer-Encoding: chunked", b"2\r\n{}\r\nZZ\r\n")])
 def test_regression_a_client_leaving_mid_body_is_no_server_error(env, framing, partial):
-    head = f"POST /api/sessions/{env.sid}/release HTTP/1.1\r\nHost: fuzz\r\n{framing}\r\n\r\n".encode()
+    head = (f"POST /api/sessions/{env.sid}/release HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: {JSON}\r\n"
+            f"{framing}\r\n\r\n").encode()
     since = time.time()
     assert env.driver.raw(env.web, [head, partial], pause=0.1, wait=0.3) is None  # no answer: it waits
     time.sleep(0.5)  # the server notices the closed connection

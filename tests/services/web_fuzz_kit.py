@@ -38,6 +38,7 @@ SPEC = load_spec()
 ERROR = {"$ref": "#/components/schemas/Error"}
 TOKEN = "fuzz-token-8f3a"
 SMALL_LIMIT = 4096  # the body limit of the small servers
+HOST = "127.0.0.1"  # the Host of raw requests: the server takes IP literals (guard.py)
 JSON = "application/json"
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
@@ -84,9 +85,14 @@ class Reply:
 
 
 class Driver:
-    """An event loop thread of this test process with one aiohttp client session."""
+    """An event loop thread of this test process with one aiohttp client session.
 
-    def __init__(self) -> None:
+    ``tokens`` maps a server's URL to its token, sent with every request to it
+    that carries no Authorization header of its own.
+    """
+
+    def __init__(self, tokens: dict[str, str | None] | None = None) -> None:
+        self.tokens = {base: token for base, token in (tokens or {}).items() if token}
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="fuzz-driver")
         self._thread.start()
@@ -106,7 +112,10 @@ class Driver:
     async def asend(self, base: str, req: Req) -> Reply:
         self._count()
         url = yarl.URL(base + req.path + (f"?{req.query}" if req.query else ""), encoded=True)
-        async with self.http.request(req.method, url, data=req.body, headers=req.headers,
+        headers = req.headers
+        if base in self.tokens and "Authorization" not in headers:
+            headers = {**headers, "Authorization": f"Bearer {self.tokens[base]}"}
+        async with self.http.request(req.method, url, data=req.body, headers=headers,
                                      chunked=req.chunked or None, skip_auto_headers=["Content-Type"],
                                      allow_redirects=False) as resp:
             self.statuses[resp.status] = self.statuses.get(resp.status, 0) + 1
@@ -115,6 +124,10 @@ class Driver:
     def raw(self, url: str, parts: list[bytes], pause: float = 0.0, wait: float = 5.0) -> Reply | None:
         """Send ``parts`` as they are on a fresh connection; the answer, if one came within ``wait`` s."""
         self._count()
+        token = self.tokens.get(url)
+        if token and parts and b"\r\n" in parts[0] and b"\nAuthorization:" not in parts[0]:
+            line, _, rest = parts[0].partition(b"\r\n")  # the header goes right after the request line
+            parts = [line + f"\r\nAuthorization: Bearer {token}\r\n".encode() + rest, *parts[1:]]
         return parse_raw(self.run(raw_exchange(url, parts, pause, wait)))
 
     def _count(self) -> None:
@@ -168,7 +181,7 @@ def assert_error_body(reply: Reply, req: Req) -> dict | None:
     err = body["error"]
     if err["type"] in STATUS_OF:
         assert STATUS_OF[err["type"]] == reply.status, (reply.status, err, req)
-    if err["type"] in ("BadRequest", "Unauthorized", "PayloadTooLarge"):
+    if err["type"] in ("BadRequest", "Unauthorized", "Forbidden", "PayloadTooLarge", "UnsupportedMediaType"):
         assert err["traceback"] == "", f"a caller's mistake came back with the server's stack: {err}"
     return err
 

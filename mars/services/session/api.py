@@ -135,9 +135,12 @@ class SessionAPI:
         except (mo.ActorNotExist, OSError):
             return None
 
-    async def release(self, session_id: str, keys: list[str]) -> None:
-        """The client dropped its objects holding these chunks: one reference each goes."""
-        await self._call(session_id, "release", keys)
+    async def release(self, session_id: str, keys: list[str]) -> list[str]:
+        """The client dropped its objects holding these chunks: one reference each goes.
+
+        Returns the keys that the session held (a key it did not hold is no error, and is left out).
+        """
+        return await self._call(session_id, "release", keys)  # type: ignore[no-any-return]
 
     async def get_task_graph(self, session_id: str, task_id: str, level: str) -> dict:
         """A task's graph at ``level`` ("tileable" or "subtask"), each node with its state (the dashboard's)."""

@@ -177,13 +177,14 @@ class _MockSession:
                 self.deferred.clear()
 
     # ------------------------------------------------------------ in the event loop
-    def release(self, keys: Sequence[str]) -> None:
+    def release(self, keys: Sequence[str]) -> list[str]:
         with self.state_lock:
-            freed = []
+            freed, held = [], []
             for k in keys:
                 n = self.refs.get(k)
                 if n is None:
                     continue
+                held.append(k)
                 if n <= 1:
                     del self.refs[k]
                     freed.append(k)
@@ -193,6 +194,7 @@ class _MockSession:
                 self.deferred.extend(freed)
             else:
                 self._drop_unheld(set(freed))
+        return held
 
 
 class MockSessionAPI:
@@ -329,8 +331,9 @@ class MockSessionAPI:
                 raise DataNotFound(f"chunk {k} is not held by session {session_id!r} (released, or never computed)")
         return [store[k] for k in keys]
 
-    async def release(self, session_id: str, keys: list[str]) -> None:
-        self._session(session_id).release(keys)
+    async def release(self, session_id: str, keys: list[str]) -> list[str]:
+        """Drop one reference per key; returns the keys the session held."""
+        return self._session(session_id).release(keys)
 
     async def get_task_graph(self, session_id: str, task_id: str, level: str) -> dict:
         """The task's tileable graph (the mock runs no subtasks on workers: that level is empty)."""

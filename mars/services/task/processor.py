@@ -11,6 +11,7 @@ values come back with the workers' reports and travel with the task's info.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import logging
 import time
@@ -530,10 +531,20 @@ class SessionProcessor:
             out.append((None, m.value) if m.has_value else (m.worker, None))
         return out
 
-    async def release(self, keys: list[str]) -> None:
-        """The client dropped objects holding ``keys``; frees wait until no task runs."""
+    async def release(self, keys: list[str]) -> list[str]:
+        """The client dropped objects holding ``keys``; frees wait until no task runs.
+
+        Returns the keys that had a reference left to drop (releases still pending count as dropped).
+        """
+        pending = collections.Counter(self._pending_release)
+        held = []
+        for k in keys:
+            if self.refs.count(k) > pending[k]:
+                held.append(k)
+                pending[k] += 1
         self._pending_release.extend(keys)
         await self._apply_releases()
+        return held
 
     async def _apply_releases(self) -> None:
         if not self._pending_release or any(not t.done.is_set() for t in self.tasks.values()):

@@ -66,8 +66,8 @@ class TaskManagerActor(mo.Actor):
         return await self.proc.locate(list(keys))
 
     @mo.no_lock
-    async def release(self, keys: list[str]) -> None:
-        await self.proc.run_whole(self.proc.release(list(keys)))
+    async def release(self, keys: list[str]) -> list[str]:
+        return await self.proc.run_whole(self.proc.release(list(keys)))  # type: ignore[no-any-return]
 
     @mo.no_lock
     async def subtasks_done(self, reports: list[SubtaskReport]) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import ssl as ssl_lib
 import threading
 import weakref
 from typing import Any, Callable, Coroutine, Sequence
@@ -28,6 +30,7 @@ from .wire import (
     WebConnectionError,
     WebError,
     exception_from,
+    minus_each,
     pack_joined,
     read_body,
     unpack,
@@ -35,6 +38,8 @@ from .wire import (
 
 #: replies are not limited in size: the client asked for them
 _NO_LIMIT = 1 << 62
+#: names a CA file (PEM) that clients trust for https:// URLs, when not given an ssl context
+TLS_CA_ENV = "MARS_TLS_CA"
 
 
 def split_url(url: str) -> tuple[str, str | None]:
@@ -56,6 +61,25 @@ def _q(part: str) -> str:
     return quote(part, safe="")
 
 
+def tls_context(ssl: ssl_lib.SSLContext | None = None) -> ssl_lib.SSLContext | None:
+    """``ssl``, else a context trusting the CA file that ``$MARS_TLS_CA`` names, else None (the system's CAs).
+
+    >>> tls_context() is None or isinstance(tls_context(), ssl_lib.SSLContext)
+    True
+    """
+    if ssl is not None:
+        if not isinstance(ssl, ssl_lib.SSLContext):
+            raise TypeError(f"ssl must be an ssl.SSLContext, got {type(ssl).__name__}")
+        return ssl
+    cafile = os.environ.get(TLS_CA_ENV)
+    if not cafile:
+        return None
+    try:
+        return ssl_lib.create_default_context(cafile=cafile)
+    except (OSError, ssl_lib.SSLError) as e:
+        raise ValueError(f"${TLS_CA_ENV} must name a readable PEM file of CA certificates, got {cafile!r}: {e}") from e
+
+
 class WebClient:
     """The session API over HTTP.
 
@@ -67,6 +91,10 @@ class WebClient:
         The cluster's token (overrides one in the URL).
     timeout
         Seconds to connect, and to wait for each reply beyond a request's own ``wait``.
+    ssl
+        For ``https://`` URLs: the context that checks the server's certificate.
+        By default, one trusting the CA file that ``$MARS_TLS_CA`` names, else
+        the system's CAs.
 
     Examples
     --------
@@ -76,10 +104,12 @@ class WebClient:
     ...         return await client.list_sessions()
     """
 
-    def __init__(self, url: str, token: str | None = None, timeout: float = 60.0):
+    def __init__(self, url: str, token: str | None = None, timeout: float = 60.0, *,
+                 ssl: ssl_lib.SSLContext | None = None):
         self.url, url_token = split_url(url)
         self.token = token or url_token
         self.timeout = float(timeout)
+        self._ssl = tls_context(ssl)
         self._http: aiohttp.ClientSession | None = None
         self._headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
@@ -113,9 +143,16 @@ class WebClient:
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout + wait)
         try:
             async with self._client().request(
-                method, self.url + path, json=json_body, data=data, headers=headers, timeout=timeout
+                method, self.url + path, json=json_body, data=data, headers=headers, timeout=timeout,
+                ssl=self._ssl if self._ssl is not None else True,
             ) as resp:
                 return await _reply(resp)
+        except aiohttp.ClientSSLError as e:
+            raise WebConnectionError(
+                f"TLS with the mars web service at {self.url} failed: {e}. Does this client trust the CA that "
+                f"signed the server's certificate? Pass ssl=ssl.create_default_context(cafile=...) or set "
+                f"${TLS_CA_ENV} to that CA's file"
+            ) from e
         except aiohttp.ClientConnectionError as e:
             raise WebConnectionError(f"cannot reach the mars web service at {self.url}: {e}") from e
         except asyncio.TimeoutError as e:
@@ -163,7 +200,7 @@ class WebClient:
         return await self._request("GET", f"/api/sessions/{_q(session_id)}/tasks", binary=True)  # type: ignore[no-any-return]
 
     async def cancel_task(self, session_id: str, task_id: str) -> None:
-        await self._request("POST", f"/api/sessions/{_q(session_id)}/tasks/{_q(task_id)}/cancel")
+        await self._request("POST", f"/api/sessions/{_q(session_id)}/tasks/{_q(task_id)}/cancel", json_body={})
 
     # ------------------------------------------------------------------ data
     async def fetch(self, session_id: str, keys: list[str]) -> list[Any]:
@@ -171,8 +208,10 @@ class WebClient:
         body = {"keys": list(keys)}
         return await self._request("POST", f"/api/sessions/{_q(session_id)}/fetch", json_body=body, binary=True)  # type: ignore[no-any-return]
 
-    async def release(self, session_id: str, keys: list[str]) -> None:
-        await self._request("POST", f"/api/sessions/{_q(session_id)}/release", json_body={"keys": list(keys)})
+    async def release(self, session_id: str, keys: list[str]) -> list[str]:
+        """Drop one reference per key; returns the keys the session held (as ``SessionAPI.release``)."""
+        reply = await self._request("POST", f"/api/sessions/{_q(session_id)}/release", json_body={"keys": list(keys)})
+        return minus_each(keys, reply.get("not_released", []))
 
     # ------------------------------------------------------------------ cluster
     async def get_workers(self) -> list[dict]:
@@ -209,8 +248,9 @@ class SyncWebClient:
     >>> client.close()                                     # doctest: +SKIP
     """
 
-    def __init__(self, url: str, token: str | None = None, timeout: float = 60.0):
-        self.client = WebClient(url, token, timeout)
+    def __init__(self, url: str, token: str | None = None, timeout: float = 60.0, *,
+                 ssl: ssl_lib.SSLContext | None = None):
+        self.client = WebClient(url, token, timeout, ssl=ssl)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=_serve, args=(self._loop,), daemon=True, name="mars-web-client")
         self._thread.start()
@@ -277,8 +317,8 @@ class SyncWebClient:
     def fetch(self, session_id: str, keys: list[str]) -> list[Any]:
         return self.call(self.client.fetch, session_id, keys)  # type: ignore[no-any-return]
 
-    def release(self, session_id: str, keys: list[str]) -> None:
-        self.call(self.client.release, session_id, keys)
+    def release(self, session_id: str, keys: list[str]) -> list[str]:
+        return self.call(self.client.release, session_id, keys)  # type: ignore[no-any-return]
 
     def get_workers(self) -> list[dict]:
         return self.call(self.client.get_workers)  # type: ignore[no-any-return]

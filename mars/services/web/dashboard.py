@@ -4,6 +4,8 @@ The dashboard is plain HTML, CSS and JavaScript modules shipped in the
 package (``static/``): nothing is built, and no Node.js is needed to install
 or serve it. The page holds no data; it reads everything through the JSON API
 (see docs/web-api.md), so these routes need no token: the API calls carry it.
+They still pass the Host check (see guard.py): a page served under a foreign
+DNS name would be that name's origin, and could read the API through it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ STATIC_DIR = pathlib.Path(__file__).with_name("static")
 #: paths served without the cluster's token (the files are public; the data is not)
 PUBLIC_PREFIX = "/static/"
 PUBLIC_PATHS = frozenset({"/", "/index.html", "/favicon.ico"})
+#: the page itself: opened with ?token=, it also sets the token cookie (see server.py)
+PAGE_PATHS = frozenset({"/", "/index.html"})
 
 _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
@@ -32,6 +36,11 @@ def is_public(request: web.Request) -> bool:
     if request.method not in ("GET", "HEAD"):
         return False
     return request.path in PUBLIC_PATHS or request.path.startswith(PUBLIC_PREFIX)
+
+
+def is_page(request: web.Request) -> bool:
+    """Whether ``request`` asks for the dashboard's page (not one of its scripts or styles)."""
+    return request.method in ("GET", "HEAD") and request.path in PAGE_PATHS
 
 
 def _file(name: str) -> web.StreamResponse:

@@ -22,7 +22,7 @@ from ...oscar.errors import RemoteError
 from ...serialization import deserialize, serialize
 from ..errors import SessionNotFound
 from ..task.api import TaskInfo
-from .wire import BINARY, JOIN_BELOW, BadRequest, pack, read_body, unpack
+from .wire import BINARY, JOIN_BELOW, JSON, BadRequest, minus_each, pack, read_body, unpack
 
 API_KEY: web.AppKey[Any] = web.AppKey("mars_session_api", object)
 SUPERVISORS_KEY: web.AppKey[Any] = web.AppKey("mars_supervisors", object)
@@ -32,6 +32,13 @@ BODY_LIMIT_KEY: web.AppKey[int] = web.AppKey("mars_body_limit", int)
 _ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 routes = web.RouteTableDef()
+#: the Content-Type of each route's body (the guard refuses any other, before the body is read)
+BODY_TYPES: dict[tuple[str, str], str] = {
+    ("POST", "/api/sessions"): JSON,
+    ("POST", "/api/sessions/{sid}/tasks"): BINARY,
+    ("POST", "/api/sessions/{sid}/fetch"): JSON,
+    ("POST", "/api/sessions/{sid}/release"): JSON,
+}
 
 
 # ---------------------------------------------------------------------- request parts
@@ -217,8 +224,8 @@ async def fetch(request: web.Request) -> web.StreamResponse:
 @routes.post("/api/sessions/{sid}/release")
 async def release(request: web.Request) -> web.StreamResponse:
     keys = _keys(await _json_body(request))
-    await _api(request).release(request.match_info["sid"], keys)
-    return web.json_response({"released": len(keys)})
+    released = await _api(request).release(request.match_info["sid"], keys)
+    return web.json_response({"released": len(released), "not_released": minus_each(keys, released)})
 
 
 # ---------------------------------------------------------------------- cluster

@@ -1,22 +1,28 @@
 """The web service: the cluster's REST API, served by aiohttp in the supervisor process.
 
-Requests pass two middlewares before a handler (see :mod:`.routes`): one turns
-every error into the API's JSON error format, the other refuses requests
-without the cluster's token before anything is read or unpickled.
+Requests pass three middlewares before a handler (see :mod:`.routes`): one
+turns every error into the API's JSON error format; the guard (:mod:`.guard`)
+refuses foreign Hosts and Origins, CORS preflights and bodies of the wrong
+Content-Type; the last refuses requests without the cluster's token. All of
+them answer before anything is read or unpickled.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import hmac
 import ipaddress
 import logging
+import ssl
 from typing import Any, Awaitable, Callable, Sequence
 
 from aiohttp import web
 
 from ..session.api import SessionAPI
-from . import dashboard
-from .routes import API_KEY, BODY_LIMIT_KEY, SUPERVISORS_KEY, routes
+from . import dashboard, guard
+from .routes import API_KEY, BODY_LIMIT_KEY, BODY_TYPES, SUPERVISORS_KEY, routes
+from .site import DeadlineSite
 from .wire import Unauthorized, WebError, error_json, status_of
 
 logger = logging.getLogger(__name__)
@@ -25,21 +31,26 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_BODY = 1 << 30
 #: on stop, requests still running (a long ``wait``) get this long before they are cut
 SHUTDOWN_TIMEOUT = 1.0
+#: the cookie that lets the dashboard's other tabs read the API (GET and HEAD only)
+TOKEN_COOKIE = "mars_token"
+#: seconds a wrong token waits for its 401: guessing costs the guesser
+FAILED_TOKEN_DELAY = 0.2
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _HTTP_NAMES = {404: "NotFound", 405: "MethodNotAllowed", 413: "PayloadTooLarge"}
+_READS = ("GET", "HEAD")
 
 
 class WebServer:
     """A running web service: ``address`` ("host:port" as bound), ``url``, ``await stop()``."""
 
-    def __init__(self, runner: web.AppRunner, host: str, port: int, api: Any):
+    def __init__(self, runner: web.AppRunner, host: str, port: int, api: Any, scheme: str = "http"):
         self._runner = runner
         self.api = api
         self.host, self.port = host, port
         bracketed = f"[{host}]" if ":" in host else host  # an IPv6 literal
         self.address = f"{bracketed}:{port}"
-        self.url = f"http://{bracketed}:{port}"
+        self.url = f"{scheme}://{bracketed}:{port}"
 
     async def stop(self) -> None:
         """Close the listening socket and every connection; idempotent."""
@@ -64,6 +75,12 @@ async def start_web_server(
     token: str | None = None,
     insecure: bool = False,
     max_body_size: int = DEFAULT_MAX_BODY,
+    allow_origins: Sequence[str] = (),
+    allow_hosts: Sequence[str] = (),
+    advertise: str | None = None,
+    header_timeout: float = 30.0,
+    keepalive_timeout: float = 75.0,
+    ssl_context: ssl.SSLContext | None = None,
 ) -> WebServer:
     """Serve the web API on ``host:port`` (0: any free port) for a cluster's ``supervisors``.
 
@@ -77,13 +94,28 @@ async def start_web_server(
         Makes the object whose async methods serve the requests (``SessionAPI``;
         tests pass ``MockSessionAPI``).
     token
-        When set, every request must carry it (``Authorization: Bearer <token>``
-        or ``?token=``) or gets 401 and nothing runs.
+        When set, every request must carry it (``Authorization: Bearer <token>``,
+        ``?token=``, or for GET and HEAD the dashboard's cookie) or gets 401 and nothing runs.
     insecure
         Serve a non-loopback address without a token (anyone who can reach the
         port can then run code in the cluster).
     max_body_size
-        Largest request body accepted, in bytes (413 above it).
+        Largest request body accepted, in bytes (413 above it), counted decoded.
+    allow_origins
+        Origins (``scheme://host[:port]``) of web pages allowed to call the API
+        besides the server's own; ``"*"`` allows any.
+    allow_hosts
+        Host names that requests may name besides IP literals, ``localhost``,
+        this machine's names and ``host``/``advertise``; ``"*"`` allows any.
+    advertise
+        The name clients use for this server, when it is none of the above.
+    header_timeout
+        Seconds a new connection has to send its first request's headers (and
+        its TLS handshake); a slower one is closed.
+    keepalive_timeout
+        Seconds an idle kept-alive connection stays open.
+    ssl_context
+        Serve HTTPS with this server-side context.
 
     Examples
     --------
@@ -96,9 +128,11 @@ async def start_web_server(
     True
     """
     _check_security(host, token, insecure)
-    if max_body_size <= 0:
-        raise ValueError(f"max_body_size must be positive, got {max_body_size}")
-    middlewares: list[Any] = [_errors]
+    _check_limits(max_body_size=max_body_size, header_timeout=header_timeout, keepalive_timeout=keepalive_timeout)
+    if ssl_context is not None and not isinstance(ssl_context, ssl.SSLContext):
+        raise TypeError(f"ssl_context must be an ssl.SSLContext, got {type(ssl_context).__name__}")
+    policy = guard.make_policy(host, advertise, allow_hosts, allow_origins, BODY_TYPES)
+    middlewares: list[Any] = [_errors, guard.middleware(policy)]
     if token is not None:
         middlewares.append(_auth(token))
     app = web.Application(middlewares=middlewares, client_max_size=max_body_size)
@@ -108,15 +142,22 @@ async def start_web_server(
     app[BODY_LIMIT_KEY] = max_body_size
     app.add_routes(routes)
     app.add_routes(dashboard.routes)
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT,
+                           keepalive_timeout=keepalive_timeout)
     await runner.setup()
     try:
-        await web.TCPSite(runner, host, port).start()
+        await DeadlineSite(runner, host, port, header_timeout=header_timeout, ssl_context=ssl_context).start()
     except BaseException:
         await runner.cleanup()
         raise
     bound = runner.addresses[0]
-    return WebServer(runner, host, int(bound[1]), api)
+    return WebServer(runner, host, int(bound[1]), api, "https" if ssl_context is not None else "http")
+
+
+def _check_limits(**limits: float) -> None:
+    for name, value in limits.items():
+        if not value > 0:
+            raise ValueError(f"{name} must be positive, got {value}")
 
 
 def _check_security(host: str, token: str | None, insecure: bool) -> None:
@@ -172,18 +213,58 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
 def _auth(token: str) -> Any:
     expected = token.encode()
 
+    def matches(offered: str) -> bool:
+        # surrogatepass: a query may decode to lone surrogates, which are simply a wrong token
+        return hmac.compare_digest(offered.encode("utf-8", "surrogatepass"), expected)
+
     @web.middleware
     async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
         if dashboard.is_public(request):
-            return await handler(request)
-        offered = request.query.get("token")
-        header = request.headers.get("Authorization", "")
-        if header.startswith("Bearer "):
-            offered = header[len("Bearer ") :].strip()
-        if offered is None or not hmac.compare_digest(offered.encode(), expected):
-            raise Unauthorized(
-                "this cluster needs its token: send 'Authorization: Bearer <token>' or add ?token=<token> to the URL"
-            )
+            resp = await handler(request)
+            offered = request.query.get("token")
+            if dashboard.is_page(request) and offered is not None and matches(offered):
+                # the dashboard's other tabs have no ?token= in their URL: the cookie lets them read
+                resp.set_cookie(TOKEN_COOKIE, token, path="/", httponly=True, samesite="Strict",
+                                secure=request.secure)
+            return resp
+        problem = _token_problem(request, matches)
+        if problem is not None:
+            if problem.wrong:
+                await asyncio.sleep(FAILED_TOKEN_DELAY)
+            raise Unauthorized(problem.message)
         return await handler(request)
 
     return check_token
+
+
+@dataclasses.dataclass(frozen=True)
+class _Problem:
+    message: str
+    wrong: bool  # a token was offered, and it is not the cluster's
+
+
+_NO_TOKEN = "this cluster needs its token: send 'Authorization: Bearer <token>' or add ?token=<token> to the URL"
+
+
+def _token_problem(request: web.Request, matches: Callable[[str], bool]) -> _Problem | None:
+    """Why ``request`` is not authenticated, or None when it is.
+
+    A token offered in the header or the query decides. The cookie counts only
+    for reading: a browser attaches it by itself, so it tells who the browser
+    is, not that the dashboard (rather than some other page) sent the request.
+    """
+    offered = request.query.get("token")
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        offered = header[len("Bearer ") :].strip()
+    if offered is not None:
+        return None if matches(offered) else _Problem(f"the token sent is wrong; {_NO_TOKEN}", wrong=True)
+    cookie = request.cookies.get(TOKEN_COOKIE)
+    if cookie is None:
+        return _Problem(_NO_TOKEN, wrong=False)
+    if not matches(cookie):
+        return _Problem(f"the {TOKEN_COOKIE} cookie holds a wrong token; {_NO_TOKEN}", wrong=True)
+    if request.method not in _READS:
+        return _Problem(f"{request.method} needs the token in the 'Authorization: Bearer <token>' header: the "
+                        f"{TOKEN_COOKIE} cookie authenticates only GET and HEAD", wrong=False)
+    return None

@@ -2,9 +2,13 @@
 //
 // The cluster's token arrives once as ?token=... in the page's URL; it is kept in
 // sessionStorage (this tab only) and sent as a Bearer header on every call.
+// Opening that URL also set an HttpOnly cookie, so the dashboard's other tabs can
+// read (GET) without it; changing anything (POST) always needs the header.
 // Failures become ApiError with the API's own message, for the page to show.
 
 const TOKEN_KEY = "mars-token";
+const NEEDS_TOKEN = "This cluster needs its token: open the dashboard at the URL that mars-supervisor printed " +
+  "when it started (http://host:port/?token=...).";
 let token = null;
 // server clock minus browser clock, in seconds: "N s ago" is measured on the server's clock
 let skew = 0;
@@ -95,7 +99,12 @@ export async function request(method, path, { signal, body } = {}) {
     throw new ApiError("ConnectionError", `cannot reach the cluster's web service (${e && e.message}); retrying`, 0);
   }
   noteDateHeader(response);
-  if (!response.ok) throw await errorOf(response);
+  if (!response.ok) {
+    const error = await errorOf(response);
+    // a read refused: this tab has neither the token nor the cookie, and only the printed URL gives them
+    if (response.status === 401 && method === "GET") error.message = NEEDS_TOKEN;
+    throw error;
+  }
   try {
     return await response.json();
   } catch (e) {
