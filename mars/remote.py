@@ -29,7 +29,9 @@ from .core import session as registry
 from .core.entity import TileableData, has_unknown
 from .core.operator import HeldData, held_chunks
 from .core.tiling import as_data
-from .oscar import close_connections, set_token
+from .oscar import close_connections, get_token, set_token
+from .oscar.tls import client_context
+from .oscar.tokenfile import find_token
 from .services.session.api import SessionAPI
 from .services.task.api import TaskInfo, TaskStatus
 from .services.web.client import SyncWebClient
@@ -71,6 +73,8 @@ class _DirectBackend:
     """The session service over the actor protocol (``host:port`` addresses)."""
 
     def __init__(self, supervisors: list[str], token: str | None = None):
+        # an argument, then what the supervisor left on this host, then the process's token (MARS_TOKEN)
+        token = token or next(filter(None, map(find_token, supervisors)), None) or get_token()
         if token is not None:
             set_token(token)
         self._thread = _LoopThread()
@@ -94,9 +98,11 @@ class _WebBackend:
     """The session service through the web service (``http://`` URLs)."""
 
     def __init__(self, url: str, token: str | None = None):
-        if token is None and "token=" not in url:  # an argument, then the URL, then the environment
-            token = os.environ.get("MARS_TOKEN") or None
-        self._client = SyncWebClient(url, token=token)
+        if token is None and "token=" not in url:
+            # an argument, then the URL, then what the supervisor left on this host, then the environment
+            token = find_token(url) or os.environ.get("MARS_TOKEN") or None
+        tls = client_context() if url.startswith("https://") else None
+        self._client = SyncWebClient(url, token=token, **({"ssl": tls} if tls is not None else {}))
 
     def call(self, method: str, *args: Any) -> Any:
         return self._client.call(getattr(self._client.client, method), *args)

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
@@ -50,6 +51,7 @@ class Node:
         full_env.update(env or {})
         self.role = role
         self.address = ""  # set by start_supervisor / start_worker once printed
+        self.token: str | None = None  # a supervisor's, as printed
         self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         env=full_env)
         self.output: list[str] = []
@@ -131,18 +133,35 @@ def _kill(procs: list[psutil.Process]) -> None:
 
 
 def start_supervisor(*extra: str, log: TextIO | None = None) -> tuple[Node, str, str]:
-    """A supervisor on loopback at free ports (``extra`` may name others): (node, address, web URL as printed).
+    """A supervisor on loopback at free ports (``extra`` may name others): (node, address, web URL).
 
-    The URL ends with ``?token=...`` when the supervisor was given a token.
+    The URL is the printed one without its ``?token=...``; the token is ``node.token``.
     """
     sup = Node("supervisor", "-H", "127.0.0.1", "-p", "0", "-w", "0", *extra, log=log)
     try:
         sup.address = sup.wait_for("Mars supervisor started at").rsplit(" ", 1)[1]
-        url = sup.wait_for("Mars Web started at").rsplit(" ", 1)[1]
+        printed = sup.wait_for("Mars Web started at").rsplit(" ", 1)[1]
     except BaseException:
         sup.stop()
         raise
+    url, _, query = printed.partition("?")
+    sup.token = urllib.parse.parse_qs(query).get("token", [None])[0]
     return sup, sup.address, url
+
+
+def api_get(url: str, path: str, token: str | None = None) -> Any:
+    """GET ``url + path`` from the JSON API with the cluster's token (by default, the one its supervisor
+    left for this user on this host); an error reply fails with its message."""
+    from mars.oscar.tokenfile import find_token
+
+    token = token or find_token(url)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(url + path, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            return json.loads(resp.read())
+    except urllib.error.HTTPError as e:
+        raise AssertionError(f"GET {path} answered {e.code}: {e.read()[:2000]!r}") from None
 
 
 def start_workers(supervisors: str, n: int, *extra: str, log: TextIO | None = None) -> list[Node]:
@@ -211,8 +230,7 @@ class ProcessCluster:
 
     def get(self, path: str) -> Any:
         """GET ``path`` from the web API, decoded."""
-        with urllib.request.urlopen(self.url + path, timeout=10) as resp:
-            return json.load(resp)
+        return api_get(self.url, path, self.supervisor.token)
 
     def worker_info(self, address: str) -> dict:
         return self.get("/api/cluster/workers/" + urllib.parse.quote(address, safe=""))

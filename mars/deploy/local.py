@@ -12,6 +12,7 @@ import concurrent.futures
 import json
 import multiprocessing
 import os
+import secrets
 import select
 import signal
 import socket
@@ -21,6 +22,7 @@ import threading
 import time
 from typing import Any
 
+from .. import oscar as mo
 from ..oscar.loop import new_event_loop
 from ..remote import ClusterSession
 from .oscar.config import load_config
@@ -249,6 +251,7 @@ class LocalCluster:
         else:
             self.config["supervisor"]["web_port"] = None
         self.endpoint = f"{host}:{self.config['supervisor']['port']}"
+        self.token = _cluster_token(self.config["security"])
         self.config["worker"].update(supervisors=[self.endpoint], n_cpu=_per_worker_cpu(n_cpu, n_worker),
                                      n_io_process=n_io_process)
         self._nodes: list[Any] = []
@@ -271,7 +274,10 @@ class LocalCluster:
             self._nodes.extend(self._new_node("worker") for _ in range(self.n_worker))
             for node in self._nodes:
                 node.wait_ready(timeout)
-            self.session = ClusterSession(self.web_address or self.endpoint)
+            tls = self.config["security"].get("tls_ca")
+            if tls:  # this process checks the cluster's certificate against its CA
+                mo.set_tls(mo.TLSConfig(ca=tls))
+            self.session = ClusterSession(self.web_address or self.endpoint, token=self.token)
             self.session.as_default()
             self._wait_workers(timeout)
         except BaseException:
@@ -315,6 +321,17 @@ class LocalCluster:
 
     def __repr__(self) -> str:
         return f"<LocalCluster {self.endpoint}, {self.n_worker} workers, web {self.web_address}>"
+
+
+def _cluster_token(security: dict) -> str | None:
+    """The token of a local cluster: given, else this process's (in-process clusters share it), else a new one.
+
+    It reaches the node processes in their config, on stdin or across the
+    fork, never on a command line; None with ``insecure``.
+    """
+    if not security.get("token") and not security.get("insecure"):
+        security["token"] = mo.get_token() or secrets.token_urlsafe(32)
+    return security.get("token")
 
 
 def _can_fork() -> bool:

@@ -14,6 +14,7 @@ else ``~/.mars/runtime``.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import ipaddress
 import json
 import logging
@@ -67,6 +68,9 @@ class TokenFiles:
     def __init__(self, paths: list[Path]):
         self.paths = paths
 
+    def __add__(self, other: TokenFiles) -> TokenFiles:
+        return TokenFiles(self.paths + other.paths)
+
     def remove(self) -> None:
         for path in self.paths:
             with contextlib.suppress(OSError, ValueError):
@@ -75,11 +79,14 @@ class TokenFiles:
         self.paths = []
 
 
-def write_token_files(addresses: Iterable[str], token: str) -> TokenFiles:
+def write_token_files(addresses: Iterable[str], token: str, keep: bool = False) -> TokenFiles:
     """Leave ``token`` where this user's processes on this host find it by any of ``addresses``.
 
-    A failure to write is logged, not raised: across hosts, tokens travel by
-    ``MARS_TOKEN`` or ``--token-file`` anyway.
+    The files returned are those to remove when the process stops; with
+    ``keep``, none: they stay (ignored by :func:`find_token` once their
+    writer has stopped) for :func:`previous_token`. A failure to write is
+    logged, not raised: across hosts, tokens travel by ``MARS_TOKEN`` or
+    ``--token-file`` anyway.
     """
     ports = sorted({hp[1] for hp in map(_split, addresses) if hp is not None})
     try:
@@ -97,7 +104,59 @@ def write_token_files(addresses: Iterable[str], token: str) -> TokenFiles:
             f.write(body)
         os.replace(tmp, path)
         paths.append(path)
-    return TokenFiles(paths)
+    return TokenFiles([] if keep else paths)
+
+
+def previous_token(port: int) -> str | None:
+    """The token last left for ``port`` by this user on this host, whether or not its writer still runs.
+
+    A supervisor restarted on its port takes it again, so that the workers
+    that outlived it, which hold that token, can join it again.
+    """
+    return _read(runtime_dir() / f"port-{port}.json", live=False)
+
+
+def shared_token(key: str, token: str) -> tuple[str, TokenFiles]:
+    """The token of the first process of this user on this host to claim ``key``; ``token`` if that is us.
+
+    Supervisors of one cluster started together on one host claim the sorted
+    list of their addresses, so that they agree on one token. The claim is
+    an exclusive link of a complete file, so two processes cannot both win;
+    a claim whose writer has stopped is taken over.
+    """
+    folder = _private_dir()
+    path = folder / f"cluster-{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+    for _ in range(3):
+        tmp = folder / f".claim-{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps({"token": token, "pid": os.getpid(), "key": key}))
+        try:
+            os.link(tmp, path)
+            return token, TokenFiles([path])
+        except FileExistsError:
+            found = _read(path)
+            if found is not None:
+                return found, TokenFiles([])
+            with contextlib.suppress(OSError):
+                path.unlink()  # its writer is gone: claim it anew
+        finally:
+            tmp.unlink()
+    raise OSError(f"cannot claim a token file at {path}")
+
+
+def _read(path: Path, live: bool = True) -> str | None:
+    """The token in a file of this user (``live``: whose writer still runs)."""
+    try:
+        if path.stat().st_uid != os.geteuid():
+            return None
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or (live and not _running(record.get("pid"))):
+        return None
+    token = record.get("token")
+    return token if isinstance(token, str) and token else None
 
 
 def find_token(address: str) -> str | None:
@@ -109,17 +168,7 @@ def find_token(address: str) -> str | None:
     split = _split(address)
     if split is None or not is_this_host(split[0]):
         return None
-    path = runtime_dir() / f"port-{split[1]}.json"
-    try:
-        if path.stat().st_uid != os.geteuid():
-            return None
-        record = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or not _running(record.get("pid")):
-        return None
-    token = record.get("token")
-    return token if isinstance(token, str) and token else None
+    return _read(runtime_dir() / f"port-{split[1]}.json")
 
 
 def _running(pid: object) -> bool:

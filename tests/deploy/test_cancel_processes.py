@@ -21,7 +21,7 @@ import pytest
 import mars
 import mars.dataframe as md
 import mars.tensor as mt
-from process_nodes import start_supervisor, start_worker
+from process_nodes import api_get, start_supervisor, start_worker
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -58,8 +58,7 @@ def _stored_chunks(url: str, worker: str) -> int:
     """How many chunks ``worker`` holds, once its heartbeats carry its figures."""
     deadline = time.monotonic() + 30
     while True:
-        with urllib.request.urlopen(f"{url}/api/cluster/workers/{urllib.parse.quote(worker, safe='')}") as r:
-            figures = json.load(r)
+        figures = api_get(url, f"/api/cluster/workers/{urllib.parse.quote(worker, safe='')}")
         if "storage_n_chunks" in figures:
             return figures["storage_n_chunks"]
         assert time.monotonic() < deadline, f"worker {worker} sent no figures: {figures}"

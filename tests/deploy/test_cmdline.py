@@ -132,7 +132,8 @@ def test_worker_flags_land_on_their_config_keys(tmp_path) -> None:
     }  # fmt: skip
     assert cfg["logging"] == {"level": "DEBUG", "format": "%(message)s", "conf": "log.ini"}
     assert cfg["oscar"] == {"use_uvloop": "no", "start_method": "spawn"}
-    assert cfg["security"] == {"token": "s3cret", "insecure": True}
+    assert cfg["security"] == {"token": "s3cret", "insecure": True, "token_file": None, "tls_cert": None,
+                               "tls_key": None, "tls_ca": None}
     assert cfg["supervisor"] == default_config()["supervisor"]  # only the role's section moves
 
 
@@ -166,7 +167,8 @@ def test_scheduler_is_a_supervisor_without_web(capsys) -> None:
 def test_web_role_reads_its_own_section() -> None:
     cfg = parse_args("web", ["-p", "7005", "-s", "127.0.0.1:7001,127.0.0.1:7002", "-a", "127.0.0.1"])
     assert cfg["web"] == {"host": "127.0.0.1", "port": 7005, "supervisors": ["127.0.0.1:7001", "127.0.0.1:7002"],
-                          "advertise_address": "127.0.0.1"}
+                          "advertise_address": "127.0.0.1", "max_body": 1 << 30, "header_timeout": 30.0,
+                          "keepalive_timeout": 75.0, "allow_origins": [], "allow_hosts": []}
 
 
 def test_flags_of_the_old_docs_still_work() -> None:

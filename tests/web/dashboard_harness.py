@@ -13,12 +13,11 @@ import pathlib
 import re
 import shutil
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Any
 
 import pytest
+from process_nodes import api_get  # noqa: F401 - the browser tests' API reads, with the cluster's token
 
 #: set to "required" (by .ci/run) to fail, not skip, when Chromium or playwright is missing
 REQUIRED_ENV = "MARS_BROWSER_TESTS"
@@ -67,17 +66,6 @@ def artifact_name(nodeid_name: str, suffix: str = "") -> str:
     """A file name for a test's screenshot: the test's name, made safe for any file system."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid_name).strip("_")
     return f"{name}{'-' + suffix if suffix else ''}.png"
-
-
-def api_get(url: str, path: str, token: str | None = None) -> Any:
-    """GET ``url + path`` from the JSON API; an error reply fails with its message."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    request = urllib.request.Request(url + path, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as resp:
-            return json.loads(resp.read())
-    except urllib.error.HTTPError as e:
-        raise AssertionError(f"GET {path} answered {e.code}: {e.read()[:2000]!r}") from None
 
 
 def quoted(address: str) -> str:

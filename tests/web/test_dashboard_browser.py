@@ -20,6 +20,7 @@ import pytest
 
 import mars.dataframe as md
 import mars.tensor as mt
+from mars.oscar.tokenfile import find_token
 from dashboard_harness import api_get, quoted, wait_until
 from process_nodes import start_supervisor
 
@@ -37,9 +38,15 @@ def expect(*args: Any) -> Any:
     return playwright_expect(*args)
 
 
-def open_page(page: Any, url: str, route: str, kind: str) -> None:
-    """Go to ``url`` at hash ``route`` and wait until the ``kind`` page rendered its first API data."""
-    page.goto(f"{url}/{route}")
+def open_page(page: Any, url: str, route: str, kind: str, with_token: bool = True) -> None:
+    """Go to ``url`` at hash ``route`` and wait until the ``kind`` page rendered its first API data.
+
+    The page is opened as the printed URL has it, with ``?token=`` (the one its
+    supervisor left for this user on this host), unless ``route`` has a query
+    of its own or ``with_token`` is False.
+    """
+    token = find_token(url) if with_token and route.startswith("#") else None
+    page.goto(f"{url}/?token={token}{route}" if token else f"{url}/{route}")
     wait_loaded(page, kind)
 
 
@@ -243,10 +250,9 @@ def test_the_supervisors_page_shows_its_logs_and_thread_stacks(page, cluster):
 
 
 def test_with_a_token_the_page_loads_and_without_it_shows_the_401(page, console_log, snap):
-    sup, _, printed_url = start_supervisor("--token", "dashboard-secret-1")
+    sup, _, url = start_supervisor("--token", "dashboard-secret-1")
     try:
-        assert printed_url.endswith("?token=dashboard-secret-1"), printed_url
-        url = printed_url.split("?", 1)[0]
+        assert sup.token == "dashboard-secret-1", sup.output
         # Chromium itself logs each 4xx reply to a fetch as a console error ("Failed to load resource"), whatever
         # the page then does with it; the 401 from the API is what this test provokes, so exactly that message,
         # for API calls only, is let through (the page's own handling is checked: it shows the error)
@@ -263,8 +269,14 @@ def test_with_a_token_the_page_loads_and_without_it_shows_the_401(page, console_
         page.locator('a[href="#/sessions"]', has_text="Sessions").click()  # the token serves the next pages
         wait_loaded(page, "sessions")
         expect(page.locator("#view .api-error")).to_have_count(0)
-        open_page(page, url, "#/", "overview")  # a new load of the page, without ?token=: the tab kept it
+        open_page(page, url, "#/", "overview", with_token=False)  # a new load without ?token=: the tab kept it
         expect(page.locator("#view .api-error")).to_have_count(0)
+        other = page.context.new_page()  # another tab: the HttpOnly cookie left by ?token= lets it read
+        try:
+            open_page(other, url, "#/sessions", "sessions", with_token=False)
+            expect(other.locator("#view .api-error")).to_have_count(0)
+        finally:
+            other.close()
     finally:
         sup.stop()
 

@@ -166,11 +166,23 @@ def _add_common_flags(parser: argparse.ArgumentParser) -> None:
                         "(dictConfig); it replaces --log-format [logging.conf]")
     parser.add_argument("--use-uvloop", dest="oscar.use_uvloop", choices=("auto", "yes", "no"),
                         help="run on uvloop (default auto: when it is installed) [oscar.use_uvloop]")
-    parser.add_argument("--token", dest="security.token", metavar="TOKEN",
-                        help="the cluster's shared secret (default: $MARS_TOKEN) [security.token]")
-    parser.add_argument("--insecure", dest="security.insecure", action="store_const", const=True,
-                        help="accept connections without a token on a non-loopback address "
-                        "(anyone who reaches the ports can run code) [security.insecure]")
+    group = parser.add_argument_group("security (see docs/security.md)")
+    group.add_argument("--token-file", dest="security.token_file", metavar="FILE",
+                       type=_flag_type(config.check_optional_file),
+                       help="read the cluster's token from FILE (default: $MARS_TOKEN, else a supervisor "
+                       "makes one and nodes of its user on its host find it) [security.token_file]")
+    group.add_argument("--token", dest="security.token", metavar="TOKEN",
+                       help="the cluster's token; other users of this host can read a command line: prefer "
+                       "--token-file or MARS_TOKEN [security.token]")
+    group.add_argument("--insecure", dest="security.insecure", action="store_const", const=True,
+                       help="run without a token: any process, user or web page that reaches a port can "
+                       "run code as this user [security.insecure]")
+    for flag, key, what in (("--tls-cert", "tls_cert", "PEM certificate to serve the web port and actor TCP with"),
+                            ("--tls-key", "tls_key", "its private key (unless in the certificate file)"),
+                            ("--tls-ca", "tls_ca", "CA certificate that the cluster's certificates are checked "
+                             "against")):
+        group.add_argument(flag, dest=f"security.{key}", metavar="FILE", type=_flag_type(config.check_optional_file),
+                           help=f"{what} [security.{key}]")
 
 
 def parse_args(role: str, argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -346,7 +358,8 @@ def _announce(role: str, node: Any) -> None:
         print(f"Mars Web started at {_web_url(web_address, token)}", flush=True)
     elif token and role != "worker":
         # no URL to carry it: workers and clients need it all the same
-        print(f"Mars cluster token: {token} (give it to workers and clients with --token or MARS_TOKEN)", flush=True)
+        print(f"Mars cluster token: {token} (this user's workers and clients on this host find it; elsewhere "
+              "give it with --token-file or MARS_TOKEN)", flush=True)
 
 
 async def _start_unless_stopped(starting: Awaitable[Any], stop: asyncio.Event) -> Any | None:

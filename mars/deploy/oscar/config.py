@@ -300,6 +300,31 @@ def check_optional_str(value: Any) -> str | None:
     return value
 
 
+def check_optional_file(value: Any) -> str | None:
+    """None, or the path of a file that exists."""
+    path = check_optional_str(value)
+    if path is not None and not os.path.isfile(path):
+        raise ValueError(f"must name an existing file, got {value!r}")
+    return path
+
+
+def check_positive_int(value: Any) -> int:
+    """A whole number above 0."""
+    number = _as_int(value, "a positive whole number")
+    if number <= 0:
+        raise ValueError(f"must be a positive whole number, got {value!r}")
+    return number
+
+
+def check_str_list(value: Any) -> list[str]:
+    """A list of non-empty strings (or one string of them separated by commas)."""
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError(f"must be a list of non-empty strings, got {value!r}")
+    return value
+
+
 def check_str(value: Any) -> str:
     """A string."""
     if not isinstance(value, str):
@@ -335,7 +360,16 @@ def _build_checks() -> dict[str, Callable[[Any], Any]]:
         "worker.phy_mem": check_mem,
         "worker.spill_dirs": check_dirs,
         "security.token": check_optional_str,
+        "security.token_file": check_optional_file,
         "security.insecure": check_bool,
+        "security.tls_cert": check_optional_file,
+        "security.tls_key": check_optional_file,
+        "security.tls_ca": check_optional_file,
+        "web.max_body": check_positive_int,
+        "web.header_timeout": check_positive_float,
+        "web.keepalive_timeout": check_positive_float,
+        "web.allow_origins": check_str_list,
+        "web.allow_hosts": check_str_list,
         "oscar.use_uvloop": check_use_uvloop,
         "oscar.start_method": check_start_method,
         "logging.level": check_log_level,

@@ -15,6 +15,7 @@ its chunks to other workers.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import logging
 import os
@@ -27,6 +28,7 @@ from typing import Any
 import psutil
 
 from ... import oscar as mo
+from ...oscar import tokenfile
 from ...services.cluster.core import WorkerInfo
 from ...services.cluster.diagnostics import DIAGNOSTICS_UID, DiagnosticsActor
 from ...services.cluster.resources import parse_memory_limit, parse_n_cpu
@@ -79,37 +81,112 @@ async def _destroy_quietly(address: str, uids: tuple[str, ...]) -> None:
             logger.debug("stopping %s: could not destroy %s: %s", address, uid, e)
 
 
-def _is_loopback(host: str) -> bool:
-    return host in ("localhost", "::1") or host.startswith("127.")
+#: how long a worker or mars-web started beside its supervisor waits for the supervisor's token file
+TOKEN_WAIT = 10.0
 
 
-def cluster_token(config: dict, host: str) -> str | None:
-    """The cluster's token: the one given, else a new one when bound beyond loopback (unless insecure).
+def _given_token(config: dict) -> str | None:
+    """The token passed by flag or config, by ``--token-file``, or by ``MARS_TOKEN``, in that order."""
+    security = config.get("security") or {}
+    if security.get("token"):
+        return str(security["token"])
+    path = security.get("token_file")
+    if path:
+        try:
+            token = open(path).read().strip()
+        except OSError as e:
+            raise ValueError(f"cannot read the token file {path!r}: {e.strerror or e}") from None
+        if not token:
+            raise ValueError(f"the token file {path!r} is empty")
+        return token
+    return os.environ.get("MARS_TOKEN") or None
 
-    Anyone who reaches a pool or the web port can run code (messages carry
-    pickles): a cluster others can reach needs a shared secret.
+
+def _insecure(config: dict, what: str) -> bool:
+    if not (config.get("security") or {}).get("insecure"):
+        return False
+    logger.warning("%s runs WITHOUT a token (--insecure): any process or user that reaches its ports, and any web "
+                   "page open in a browser on a host that reaches them, can run code as this user", what)
+    return True
+
+
+@dataclasses.dataclass
+class ClusterToken:
+    """A supervisor's token, whether it made it (rather than being given it), and the claim files it holds."""
+
+    value: str | None
+    made: bool = False
+    claim: tokenfile.TokenFiles = dataclasses.field(default_factory=lambda: tokenfile.TokenFiles([]))
+
+
+def supervisor_token(config: dict, port: int, peers: list[str]) -> ClusterToken:
+    """The cluster's token: given, else the one this user's supervisor last had on ``port``, a peer's, or new.
+
+    Every cluster has one, loopback included: anyone who reaches a pool or
+    the web port could otherwise run code (messages carry pickles). None
+    only with ``--insecure``. A supervisor restarted on its port keeps its
+    token, so its workers can join it again; supervisors of one cluster
+    (``-s``) started together on one host agree on the first one's.
     """
-    security = config.get("security") or {}
-    token = security.get("token") or os.environ.get("MARS_TOKEN") or None
-    if token is None and not _is_loopback(host):
-        if security.get("insecure"):
-            logger.warning("serving on %s without a token (--insecure): anyone who reaches its ports can run "
-                           "code here", host)
-        else:
-            token = secrets.token_urlsafe(24)
-    return token
+    given = _given_token(config)
+    if given is not None or _insecure(config, "the supervisor"):
+        return ClusterToken(given)
+    found = (tokenfile.previous_token(port) if port else None) or next(
+        filter(None, map(tokenfile.find_token, peers)), None)
+    if found is not None:
+        return ClusterToken(found, made=True)
+    if len(peers) > 1 and any(tokenfile.is_this_host(p.rsplit(":", 1)[0]) for p in peers):
+        try:
+            token, claim = tokenfile.shared_token(",".join(sorted(peers)), secrets.token_urlsafe(32))
+            return ClusterToken(token, True, claim)
+        except OSError as e:
+            logger.warning("cannot agree on a token with the other supervisors on this host: %s", e)
+    return ClusterToken(secrets.token_urlsafe(32), made=True)
 
 
-def _worker_token(config: dict, host: str) -> str | None:
-    """A worker joins a cluster's token; bound beyond loopback it must have one (or be told --insecure)."""
+async def joining_token(config: dict, supervisors: list[str], what: str) -> str | None:
+    """The token of the cluster a worker or mars-web joins: given, else found beside a supervisor on this host.
+
+    A supervisor started at the same moment may not have written its file
+    yet: the file is waited for a few seconds.
+    """
+    token = _given_token(config)
+    if token is not None or _insecure(config, what):
+        return token
+    deadline = time.monotonic() + TOKEN_WAIT
+    while True:
+        for address in supervisors:
+            token = tokenfile.find_token(address)
+            if token is not None:
+                return token
+        if time.monotonic() > deadline or not any(tokenfile.is_this_host(a.rsplit(":", 1)[0])
+                                                  for a in supervisors):
+            break
+        await asyncio.sleep(0.2)
+    raise ValueError(
+        f"no token for the cluster at {', '.join(supervisors)}: a supervisor on this host started by this user "
+        f"leaves it in {tokenfile.runtime_dir()}; otherwise pass the token its 'Mars Web started at "
+        "...?token=...' line shows, with --token-file FILE or MARS_TOKEN (or --insecure when the supervisor has none)"
+    )
+
+
+def tls_config(config: dict) -> mo.TLSConfig | None:
+    """The node's TLS settings (``--tls-cert``, ``--tls-key``, ``--tls-ca``), if any."""
     security = config.get("security") or {}
-    token = security.get("token") or os.environ.get("MARS_TOKEN") or None
-    if token is None and not _is_loopback(host):
-        if not security.get("insecure"):
-            raise ValueError(f"a worker bound to {host} needs the cluster's token (--token or MARS_TOKEN; the "
-                             "supervisor prints it), or --insecure")
-        logger.warning("worker serving on %s without a token (--insecure)", host)
-    return token
+    cert, key, ca = (security.get(k) for k in ("tls_cert", "tls_key", "tls_ca"))
+    if not (cert or key or ca):
+        return None
+    return mo.TLSConfig(cert=cert, key=key or None, ca=ca)
+
+
+def _web_options(config: dict, tls: mo.TLSConfig | None, advertise: str | None) -> dict:
+    """The web service's keyword arguments from the ``web`` section and the TLS settings."""
+    web = config.get("web") or {}
+    return dict(max_body_size=int(web.get("max_body", 1 << 30)), allow_origins=list(web.get("allow_origins") or []),
+                allow_hosts=list(web.get("allow_hosts") or []), advertise=advertise,
+                header_timeout=float(web.get("header_timeout", 30.0)),
+                keepalive_timeout=float(web.get("keepalive_timeout", 75.0)),
+                ssl_context=tls.server_context() if tls is not None and tls.serves else None)
 
 
 def _advertised(address: str, host: str | None) -> str:
@@ -119,6 +196,13 @@ def _advertised(address: str, host: str | None) -> str:
     return f"{host}:{address.rsplit(':', 1)[1]}"
 
 
+def _web_url(web: Any, advertise: str | None) -> str:
+    """A web service's URL as others reach it (http or https, with the advertised host when one is set)."""
+    if not advertise:
+        return str(web.url)
+    return f"{web.url.split('://')[0]}://{_advertised(web.address, advertise)}"
+
+
 class SupervisorNode:
     def __init__(self, pool: Any, supervisors: list[str], web: Any = None, token: str | None = None):
         self.pool = pool
@@ -126,6 +210,7 @@ class SupervisorNode:
         self.web = web
         self.token = token
         self.advertise: str | None = None
+        self.token_files = tokenfile.TokenFiles([])
 
     @property
     def address(self) -> str:
@@ -137,9 +222,23 @@ class SupervisorNode:
         """The web service's URL as others reach it (the advertised host, when one is set)."""
         if self.web is None:
             return None
-        return f"http://{_advertised(self.web.address, self.advertise)}" if self.advertise else self.web.url
+        return _web_url(self.web, self.advertise)
+
+    def publish_token(self, token: ClusterToken, fixed_port: bool) -> None:
+        """Leave the token where this user's workers and clients on this host find it by the node's addresses.
+
+        A token made here for a port given on the command line stays after a
+        stop, for a supervisor restarted there (see :func:`supervisor_token`).
+        """
+        if self.token is not None:
+            addresses = [self.pool.external_address, self.address]
+            if self.web is not None:
+                addresses += [self.web.address, self.web_address]
+            keep = token.made and fixed_port
+            self.token_files = tokenfile.write_token_files(addresses, self.token, keep) + token.claim
 
     async def stop(self) -> None:
+        self.token_files.remove()
         if self.web is not None:
             await self.web.stop()
             self.web = None
@@ -177,8 +276,10 @@ async def start_supervisor(config: dict) -> SupervisorNode:
     _tune_gc()
     preload_kernels()
     sup = config["supervisor"]
-    token = cluster_token(config, sup["host"])
-    pool = await mo.create_actor_pool(_address(sup["host"], sup.get("port")), n_process=0, token=token,
+    cluster_token = supervisor_token(config, int(sup.get("port") or 0), _split_list(sup.get("supervisors")))
+    token = cluster_token.value
+    tls = tls_config(config)
+    pool = await mo.create_actor_pool(_address(sup["host"], sup.get("port")), n_process=0, token=token, tls=tls,
                                       use_uvloop=config.get("oscar", {}).get("use_uvloop", "auto"))
     address = pool.external_address
     if sup.get("advertise_address"):
@@ -204,12 +305,14 @@ async def start_supervisor(config: dict) -> SupervisorNode:
             )
 
             web = await start_web_server(sup["host"], int(sup["web_port"]), supervisors, token=token,
-                                         insecure=bool((config.get("security") or {}).get("insecure")))
+                                         insecure=token is None,
+                                         **_web_options(config, tls, sup.get("advertise_address")))
     except BaseException:
         await pool.stop()
         raise
     node = SupervisorNode(pool, supervisors, web, token)
     node.advertise = sup.get("advertise_address")
+    node.publish_token(cluster_token, fixed_port=bool(sup.get("port")))
     return node
 
 
@@ -259,9 +362,9 @@ async def start_worker(config: dict) -> WorkerNode:
     cuda = [d for d in _split_list(wcfg.get("cuda_devices")) if d != "auto"]
     memory_limit = parse_memory_limit(wcfg.get("phy_mem", "90%"), psutil.virtual_memory().total)
     labels, envs = _worker_pool_layout(0 if in_process else n_cpu, n_io, cuda)
-    token = _worker_token(config, wcfg["host"])
+    token = await joining_token(config, supervisors, "the worker")
     pool = await mo.create_actor_pool(_address(wcfg["host"], wcfg.get("port")), n_process=len(envs),
-                                      labels=labels, envs=envs, token=token,
+                                      labels=labels, envs=envs, token=token, tls=tls_config(config),
                                       start_method=config.get("oscar", {}).get("start_method", "spawn"),
                                       use_uvloop=config.get("oscar", {}).get("use_uvloop", "auto"))
     try:
@@ -352,19 +455,19 @@ def _recreate_actors(prefix: str, main: str, slots: set[str], ios: set[str], lab
 
 
 class WebNode:
-    def __init__(self, web: Any, advertise: str | None = None):
+    def __init__(self, web: Any, advertise: str | None = None, token: str | None = None):
         self.web = web
-        self.token: str | None = None
+        self.token = token
         self.advertise = advertise
+        self.token_files = tokenfile.TokenFiles([])
 
     @property
     def web_address(self) -> str:
         """As others reach it (the advertised host, when one is set)."""
-        if not self.advertise:
-            return self.web.url
-        return f"http://{_advertised(self.web.address, self.advertise)}"
+        return _web_url(self.web, self.advertise)
 
     async def stop(self) -> None:
+        self.token_files.remove()
         await self.web.stop()
 
 
@@ -377,11 +480,16 @@ async def start_web(config: dict) -> WebNode:
     if not supervisors:
         raise ValueError("mars-web needs the address of at least one supervisor (-s host:port)")
     host = web_cfg.get("host") or "127.0.0.1"
-    token = cluster_token(config, host)
+    token = await joining_token(config, supervisors, "mars-web")
     if token is not None:
         mo.set_token(token)  # to reach the supervisors
-    insecure = bool((config.get("security") or {}).get("insecure"))
-    web = await start_web_server(host, int(web_cfg.get("port") or 0), supervisors, token=token, insecure=insecure)
-    node = WebNode(web, web_cfg.get("advertise_address"))
-    node.token = token
+    tls = tls_config(config)
+    if tls is not None:
+        mo.set_tls(tls)
+    web = await start_web_server(host, int(web_cfg.get("port") or 0), supervisors, token=token,
+                                 insecure=token is None,
+                                 **_web_options(config, tls, web_cfg.get("advertise_address")))
+    node = WebNode(web, web_cfg.get("advertise_address"), token)
+    if token is not None:
+        node.token_files = tokenfile.write_token_files([web.address, node.web_address], token)
     return node
