@@ -120,7 +120,8 @@ async def measure_tcp(remote: Any, args: argparse.Namespace) -> Figures:
 # -- mars.oscar -------------------------------------------------------------------
 
 async def bench_mars(args: argparse.Namespace) -> Figures:
-    async with await mo.create_actor_pool("127.0.0.1", n_process=1) as pool:
+    # with a token, as every cluster has one: connections authenticate once, calls then run as without
+    async with await mo.create_actor_pool("127.0.0.1", n_process=1, token=args.token) as pool:
         local = await mo.create_actor(MarsBench, address=pool.address)
         remote = await mo.create_actor(MarsBench, address=pool.address, allocate_strategy=mo.RandomSubPool())
         figures = await measure(local, remote, args)
@@ -389,6 +390,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller counts, for a smoke run")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--no-peers", action="store_true", help="skip xoscar even when it is installed")
+    parser.add_argument("--no-token", dest="token", action="store_const", const=None,
+                        default="oscar-bench-token", help="pools without a token (as before every cluster had one)")
     args = parser.parse_args()
     args.calls, args.seconds, args.mib = (500, 0.5, 64) if args.quick else (5000, 2.0, 256)
     start = time.perf_counter()
