@@ -275,3 +275,39 @@ def test_no_process_shows_the_token_on_its_command_line(tmp_path):
             worker.stop()
     finally:
         sup.stop()
+
+
+# ------------------------------------------------------------------ TLS
+
+def test_a_tls_cluster_runs_a_job_and_refuses_plain_clients(tmp_path):
+    from certs import make_certs
+
+    import mars.oscar as mo
+
+    ca, cert, key = (str(p) for p in make_certs(tmp_path))
+    tls = ("--tls-cert", cert, "--tls-key", key, "--tls-ca", ca)
+    sup = Node("supervisor", "-H", "127.0.0.1", "-p", "0", "-w", "0", *tls)
+    worker = None
+    try:
+        address = sup.wait_for("Mars supervisor started at").rsplit(" ", 1)[1]
+        printed = sup.wait_for("Mars Web started at").rsplit(" ", 1)[1]
+        assert printed.startswith("https://127.0.0.1:"), printed
+        worker = start_worker(address, "--n-cpu", "1", *tls)
+        url = printed.split("?", 1)[0]
+        mo.set_tls(mo.TLSConfig(ca=ca))  # what MARS_TLS_CA gives a client
+        try:
+            with mars.new_session(url, default=False) as sess:
+                assert sess.run((mt.ones((6, 6), chunk_size=4) * 2).sum()) == 72
+        finally:
+            mo.set_tls(None)
+        plain = _http("http://" + url.split("//", 1)[1], f"GET /api/cluster HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "Connection: close\r\n\r\n")
+        assert not plain.startswith(b"HTTP/1.1 2"), plain[:200]  # no plain HTTP answer from a TLS port
+        host, port = address.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=5) as sock:  # a plain actor frame over TCP
+            sock.sendall(struct.pack("<BQIH", 6, 0, 5, 0) + b"guess")
+            assert b"token" not in _read_all(sock)  # the TLS handshake failed: nothing was read as a frame
+    finally:
+        if worker is not None:
+            worker.stop()
+        sup.stop()

@@ -200,3 +200,36 @@ async def test_another_os_user_cannot_use_the_pools_unix_socket(tmp_path, token)
         assert not marker.exists(), out.decode()
         ref = await mo.create_actor(Info, 2, address=pool.address)  # the pool still serves its own user
         assert await mo.ActorRef(pool.address, ref.uid).get_tag() == 2
+
+
+# -- TLS between hosts ----------------------------------------------------------------------------------------
+
+@pytest.fixture
+def tls_files(tmp_path):
+    from certs import make_certs
+
+    yield make_certs(tmp_path)
+    mo.set_tls(None)
+
+
+async def test_a_tls_pool_serves_tls_callers_and_refuses_plain_tcp(tls_files):
+    ca, cert, key = (str(p) for p in tls_files)
+    tls = mo.TLSConfig(cert=cert, key=key, ca=ca)
+    async with await mo.create_actor_pool("127.0.0.1", n_process=1, token=TOKEN, tls=tls) as pool:
+        assert mo.get_tls() == tls  # the pool's process reaches its peers over TLS too
+        ref = await mo.create_actor(Info, "secret", address=pool.address, allocate_strategy=mo.ProcessIndex(1))
+        over_tcp = mo.ActorRef("tcp://" + ref.address, ref.uid)
+        assert await over_tcp.get_tag() == "secret"  # this process -> the sub pool, TLS and token
+        mo.close_connections()
+        mo.set_tls(None)
+        with pytest.raises(mo.ServerClosed):  # a plain-TCP caller fails the handshake, token or not
+            await asyncio.wait_for(over_tcp.get_tag(), 10)
+        mo.close_connections()
+        mo.set_tls(mo.TLSConfig(ca=ca))  # a client needs only the CA
+        assert await over_tcp.get_tag() == "secret"
+        assert await mo.ActorRef(ref.address, ref.uid).get_tag() == "secret"  # the Unix socket stays plain
+
+
+def test_tls_config_names_a_missing_file():
+    with pytest.raises(ValueError, match="TLS cert file '/nonexistent.pem' does not exist"):
+        mo.TLSConfig(cert="/nonexistent.pem")
