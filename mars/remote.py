@@ -101,8 +101,8 @@ class _WebBackend:
         if token is None and "token=" not in url:
             # an argument, then the URL, then what the supervisor left on this host, then the environment
             token = find_token(url) or os.environ.get("MARS_TOKEN") or None
-        tls = client_context() if url.startswith("https://") else None
-        self._client = SyncWebClient(url, token=token, **({"ssl": tls} if tls is not None else {}))
+        # the CA of this process's TLS settings (set_tls, MARS_TLS_CA), else the system's roots
+        self._client = SyncWebClient(url, token=token, ssl=client_context() if url.startswith("https://") else None)
 
     def call(self, method: str, *args: Any) -> Any:
         return self._client.call(getattr(self._client.client, method), *args)

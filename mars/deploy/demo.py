@@ -77,12 +77,14 @@ def cli(argv: list[str] | None = None) -> None:
     with new_cluster(n_worker=args.n_worker, n_cpu=n_cpu, web=True) as cluster:
         print(f"cluster started in {time.perf_counter() - start:.2f} s: supervisor {cluster.endpoint}, "
               f"workers {cluster.worker_addresses}")
-        print(f"dashboard: {cluster.web_address} (web API under {cluster.web_address}/api)")
+        print(f"dashboard: {cluster.web_address}/?token={cluster.token} (web API under {cluster.web_address}/api, "
+              "with that token; see docs/security.md)")
         a = inner_job(cluster.session)
         dataframe_job(a)
         tiny_job()
         if args.keep:
-            print(f"serving; connect with mars.new_session({cluster.web_address!r}). Ctrl-C to stop")
+            print(f"serving; connect with mars.new_session({cluster.web_address!r}) (this user, this host: the "
+                  "token is found). Ctrl-C to stop")
             try:
                 signal.pause()
             except KeyboardInterrupt:

@@ -130,7 +130,7 @@ class Connection(asyncio.BufferedProtocol):
         self.transport = transport  # type: ignore[assignment]
         if self.same_user_only and not _peer_is_this_user(transport):
             logger.warning("%s refused a Unix socket connection from another OS user", self._owner or "a pool")
-            transport.abort()
+            transport.abort()  # type: ignore[attr-defined]
             return
         transport.set_write_buffer_limits(high=_HIGH_WATER)  # type: ignore[attr-defined]
 

@@ -9,11 +9,9 @@ worker kills a slot still running only a cancelled task's subtasks after
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import os
 import time
 import urllib.parse
-import urllib.request
 
 import pandas as pd
 import pytest

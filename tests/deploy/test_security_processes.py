@@ -300,7 +300,7 @@ def test_a_tls_cluster_runs_a_job_and_refuses_plain_clients(tmp_path):
                 assert sess.run((mt.ones((6, 6), chunk_size=4) * 2).sum()) == 72
         finally:
             mo.set_tls(None)
-        plain = _http("http://" + url.split("//", 1)[1], f"GET /api/cluster HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        plain = _http("http://" + url.split("//", 1)[1], "GET /api/cluster HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                       "Connection: close\r\n\r\n")
         assert not plain.startswith(b"HTTP/1.1 2"), plain[:200]  # no plain HTTP answer from a TLS port
         host, port = address.rsplit(":", 1)

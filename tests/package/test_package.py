@@ -33,9 +33,9 @@ def test_oscar_public_api_is_pinned() -> None:
             "Actor", "ActorAlreadyExist", "ActorNotExist", "ActorPool", "ActorRef",
             "AllocateStrategy", "AuthenticationError", "IdleLabel", "LeastLoaded", "MainActorPool", "MainPool",
             "NoMatchingPool", "OscarError", "PoolProcess", "PoolStartError", "ProcessIndex", "RandomLabel",
-            "RandomSubPool", "RemoteError", "ServerClosed", "actor_ref", "close_connections",
+            "RandomSubPool", "RemoteError", "ServerClosed", "TLSConfig", "actor_ref", "close_connections",
             "create_actor", "create_actor_pool", "destroy_actor", "extensible", "has_actor",
-            "get_token", "new_event_loop", "no_lock", "run", "set_token",
+            "get_tls", "get_token", "new_event_loop", "no_lock", "run", "set_tls", "set_token",
         ]
     )
     for name in mars.oscar.__all__:

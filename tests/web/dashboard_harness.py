@@ -7,7 +7,6 @@ folders are not packages: this basename is unique in tests/).
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import re
