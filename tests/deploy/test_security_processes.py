@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import pickle
-import shutil
 import socket
 import struct
 import subprocess
@@ -27,6 +26,7 @@ import pytest
 import mars
 import mars.tensor as mt
 from mars.oscar.transport import unix_path
+from other_user import as_nobody, needs_another_user
 from process_nodes import Node, api_get, start_supervisor, start_worker
 
 pytestmark = pytest.mark.timeout(180)
@@ -208,16 +208,7 @@ print(json.dumps(results))
 """
 
 
-def _python_for_nobody() -> str | None:
-    for path in ("/usr/bin/python3", "/usr/local/bin/python3"):
-        if os.path.isfile(path) and os.stat(path).st_mode & 0o001:
-            return path
-    return None
-
-
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("runuser")
-                    or _python_for_nobody() is None,
-                    reason="needs root, runuser and a Python in /usr to act as another OS user")
+@needs_another_user
 def test_another_os_user_is_refused_by_every_port(cluster, tmp_path):
     marker = tmp_path / "pwned"
     tmp_path.chmod(0o777)
@@ -233,8 +224,7 @@ def test_another_os_user_is_refused_by_every_port(cluster, tmp_path):
     for pool in pools:
         targets.append({"kind": "tcp", "where": pool, "data": actor_frame.hex()})
         targets.append({"kind": "unix", "where": unix_path(pool).replace("\0", "@", 1), "data": actor_frame.hex()})
-    out = subprocess.run(["runuser", "-u", "nobody", "--", _python_for_nobody(), "-I", "-c", _AS_NOBODY,
-                          json.dumps(targets)], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(as_nobody(_AS_NOBODY, json.dumps(targets)), capture_output=True, text=True, timeout=120)
     results = json.loads(out.stdout or "{}")
     assert len(results) == len(targets), out.stderr
     time.sleep(0.3)

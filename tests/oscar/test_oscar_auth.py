@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import pathlib
 import pickle
-import shutil
 import socket
 import struct
 
@@ -16,6 +14,7 @@ import pytest
 import mars.oscar as mo
 from mars.oscar.transport import unix_path
 from oscar_actors import Info, Node
+from other_user import as_nobody, needs_another_user
 
 TOKEN = "s3cret-token"
 
@@ -172,17 +171,7 @@ except OSError as e:
 """
 
 
-def _python_for_nobody() -> str | None:
-    """A Python another user may run (the test's own may live under root's home)."""
-    for path in ("/usr/bin/python3", "/usr/local/bin/python3"):
-        if os.path.isfile(path) and os.stat(path).st_mode & 0o001:
-            return path
-    return None
-
-
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("runuser")
-                    or _python_for_nobody() is None,
-                    reason="needs root, runuser and a Python in /usr to act as another OS user")
+@needs_another_user
 @pytest.mark.parametrize("token", [None, TOKEN], ids=["no-token", "token"])
 async def test_another_os_user_cannot_use_the_pools_unix_socket(tmp_path, token):
     """Abstract Unix sockets have no file permissions: the pool checks the peer's uid itself."""
@@ -191,9 +180,8 @@ async def test_another_os_user_cannot_use_the_pools_unix_socket(tmp_path, token)
     async with await mo.create_actor_pool("127.0.0.1", token=token) as pool:
         frame = _raw_frame(pickle.dumps(Planted(str(marker))))
         path = unix_path(pool.address).replace("\0", "@", 1)
-        proc = await asyncio.create_subprocess_exec(
-            "runuser", "-u", "nobody", "--", _python_for_nobody(), "-I", "-c", _AS_NOBODY, path, frame.hex(),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        proc = await asyncio.create_subprocess_exec(*as_nobody(_AS_NOBODY, path, frame.hex()),
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
         out, _ = await asyncio.wait_for(proc.communicate(), 30)
         await asyncio.sleep(0.2)
         assert b"reply:" in out or b"refused:" in out, out.decode()  # the stranger did get to try
