@@ -45,6 +45,8 @@ def _flat(figures: dict[str, Any], prefix: str = "") -> dict[str, float]:
         name = f"{prefix}{key}"
         if isinstance(value, dict):
             flat.update(_flat(value, name + "/"))
+        elif isinstance(value, list) and len(value) == 2:  # a latency: [median, p99] in microseconds
+            flat[f"{name} median us"], flat[f"{name} p99 us"] = map(float, value)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             flat[name] = float(value)
     return flat
@@ -69,11 +71,13 @@ def main() -> None:
         runs["this"].append(one_round(ROOT))
     medians = {tree: {k: statistics.median(r[k] for r in rounds if k in r) for k in rounds[0]}
                for tree, rounds in runs.items()}
-    print(f"{'figure':44}{'base':>12}{'this':>12}{'this/base':>11}")
+    print(f"{'figure':44}{'base':>12}{'this':>12}{'this/base':>11}  (slower by)")
     for name in medians["base"]:
         if name in medians["this"]:
             base, this = medians["base"][name], medians["this"][name]
-            print(f"{name:44}{base:12.6g}{this:12.6g}{this / base if base else float('nan'):11.3f}")
+            ratio = this / base if base else float("nan")
+            slower = 1 / ratio - 1 if "/s" in name else ratio - 1  # rates: higher is better
+            print(f"{name:44}{base:12.6g}{this:12.6g}{ratio:11.3f}  {slower:+.1%}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"runs": runs, "medians": medians}, f, indent=2)

@@ -301,3 +301,34 @@ def test_a_tls_cluster_runs_a_job_and_refuses_plain_clients(tmp_path):
         if worker is not None:
             worker.stop()
         sup.stop()
+
+
+# ------------------------------------------------------------------ --insecure, and a worker with no token
+
+def test_insecure_runs_without_a_token_and_says_so_at_every_start():
+    sup = Node("supervisor", "-H", "127.0.0.1", "-p", "0", "-w", "0", "--insecure")
+    worker = None
+    try:
+        sup.wait_for("WITHOUT a token (--insecure)")
+        address = sup.wait_for("Mars supervisor started at").rsplit(" ", 1)[1]
+        url = sup.wait_for("Mars Web started at").rsplit(" ", 1)[1]
+        assert "token=" not in url
+        worker = Node("worker", "-H", "127.0.0.1", "-s", address, "--n-cpu", "1", "--insecure")
+        worker.wait_for("WITHOUT a token (--insecure)")
+        worker.wait_for("Mars worker started at")
+        with mars.new_session(url, default=False) as sess:
+            assert sess.run(mt.arange(6, chunk_size=4).sum()) == 15
+    finally:
+        if worker is not None:
+            worker.stop()
+        sup.stop()
+
+
+def test_a_worker_with_no_token_for_a_remote_supervisor_says_what_to_pass():
+    worker = Node("worker", "-H", "127.0.0.1", "-s", "192.0.2.1:7001", "--n-cpu", "1")
+    try:
+        assert worker.process.wait(60) == 1
+        line = worker.wait_for("no token for the cluster at 192.0.2.1:7001")
+        assert "--token-file" in line and "MARS_TOKEN" in line
+    finally:
+        worker.stop()
