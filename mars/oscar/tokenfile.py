@@ -21,6 +21,7 @@ import logging
 import os
 import socket
 import stat
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -94,6 +95,7 @@ def write_token_files(addresses: Iterable[str], token: str, keep: bool = False) 
     except OSError as e:
         logger.warning("cannot keep the cluster's token for local workers and clients: %s", e)
         return TokenFiles([])
+    _prune(folder)
     body = json.dumps({"token": token, "pid": os.getpid(), "addresses": sorted(addresses)})
     paths = []
     for port in ports:
@@ -105,6 +107,19 @@ def write_token_files(addresses: Iterable[str], token: str, keep: bool = False) 
         os.replace(tmp, path)
         paths.append(path)
     return TokenFiles([] if keep else paths)
+
+
+#: a file whose writer stopped this long ago is no longer kept for a restart on its port
+STALE_SECONDS = 24 * 3600
+
+
+def _prune(folder: Path) -> None:
+    """Remove files whose writers stopped more than :data:`STALE_SECONDS` ago (killed supervisors leave theirs)."""
+    cutoff = time.time() - STALE_SECONDS
+    for path in folder.iterdir():
+        with contextlib.suppress(OSError, ValueError):
+            if path.stat().st_mtime < cutoff and not _running(json.loads(path.read_text()).get("pid")):
+                path.unlink()
 
 
 def previous_token(port: int) -> str | None:
