@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import mars
 import mars.dataframe as md
 import mars.tensor as mt
 from mars.oscar.tokenfile import find_token
@@ -244,6 +245,26 @@ def test_the_supervisors_page_shows_its_logs_and_thread_stacks(page, cluster):
     open_page(page, cluster.url, f"#/supervisors/{quoted(cluster.supervisor)}", "supervisor")
     expect(page.locator("#view")).to_contain_text(cluster.supervisor)
     check_logs_and_stacks(page, cluster.url, f"/api/cluster/supervisors/{quoted(cluster.supervisor)}")
+
+
+def test_a_closed_session_stays_listed_with_its_named_tasks(page, cluster, snap):
+    sess = mars.new_session(cluster.url, default=False)
+    sid = sess.session_id
+    assert sess.run((mt.ones((6, 6), chunk_size=3) * 2).sum()) == 72
+    tid = only_task(cluster.url, sid)
+    sess.close()  # as a client that exits does: its data goes, its record stays
+    open_page(page, cluster.url, "#/sessions", "sessions")
+    row = page.locator(f'table#sessions tr[data-session="{sid}"]')
+    expect(row.locator("td.state")).to_have_text("closed", timeout=SHOW)
+    row.locator(f'a[href="#/sessions/{sid}"]').click()
+    wait_loaded(page, "session")
+    task = page.locator(f'table#tasks tr[data-task="{tid}"]')
+    expect(task.locator("td.task")).to_contain_text("TensorSum")
+    expect(task.locator("td.status")).to_have_text("succeeded")
+    snap(page, "closed-session")
+    task.locator(f'a[href="#/sessions/{sid}/tasks/{tid}"]').click()
+    wait_loaded(page, "task")
+    expect(page.locator("#task-name")).to_contain_text("TensorSum")
 
 
 # ------------------------------------------------------------------ a cluster with a token

@@ -351,6 +351,7 @@ def _build_checks() -> dict[str, Callable[[Any], Any]]:
         "task.max_retries": check_non_negative_int,
         "supervisor.web": check_bool,
         "supervisor.web_port": check_optional_port,  # null: no web service, as web: false
+        "supervisor.session_history": check_non_negative_int,
         "worker.n_cpu": check_n_cpu,
         "worker.n_io_process": check_non_negative_int,  # 0: the main pool serves transfers itself
         "worker.slots_in_process": check_bool,

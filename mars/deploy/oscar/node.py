@@ -197,7 +197,7 @@ async def start_supervisor(config: dict) -> SupervisorNode:
         await mo.create_actor(SessionManagerActor, TaskConfig(
             no_worker_timeout=float(task_cfg.get("no_worker_timeout", 60.0)),
             no_worker_warning=float(task_cfg.get("no_worker_warning", 2.0)),
-            max_retries=int(task_cfg.get("max_retries", 3))),
+            max_retries=int(task_cfg.get("max_retries", 3))), int(sup.get("session_history", 50)),
                               uid=SESSION_MANAGER_UID, address=pool.external_address)
         web = None
         if sup.get("web", True) and sup.get("web_port") is not None:

@@ -87,11 +87,28 @@ class SessionAPI:
         return await self._call(session_id, "submit_and_wait", tileables, wait)
 
     async def get_task(self, session_id: str, task_id: str, wait: float = 0.0) -> TaskInfo:
-        """The task's state; waits up to ``wait`` seconds for it to finish first."""
-        return await self._call(session_id, "get_task", task_id, wait)
+        """The task's state; waits up to ``wait`` seconds for it to finish first.
+
+        A closed session's tasks are still answered while its supervisor keeps
+        it in its history (see history.py).
+        """
+        try:
+            return await self._call(session_id, "get_task", task_id, wait)
+        except SessionNotFound:
+            return await self._closed(session_id, "closed_task", task_id)
 
     async def list_tasks(self, session_id: str) -> list[TaskInfo]:
-        return await self._call(session_id, "list_tasks")
+        try:
+            return await self._call(session_id, "list_tasks")
+        except SessionNotFound:
+            return await self._closed(session_id, "closed_tasks")
+
+    async def _closed(self, session_id: str, method: str, *args: Any) -> Any:
+        """What the history of closed sessions holds for ``session_id``; SessionNotFound when nothing."""
+        found = await getattr(self._manager(session_id), method)(session_id, *args)
+        if found is None:
+            raise SessionNotFound.named(session_id)
+        return found
 
     async def cancel_task(self, session_id: str, task_id: str) -> None:
         await self._call(session_id, "cancel_task", task_id)
@@ -144,7 +161,10 @@ class SessionAPI:
 
     async def get_task_graph(self, session_id: str, task_id: str, level: str) -> dict:
         """A task's graph at ``level`` ("tileable" or "subtask"), each node with its state (the dashboard's)."""
-        return await self._call(session_id, "get_graph", task_id, level)
+        try:
+            return await self._call(session_id, "get_graph", task_id, level)
+        except SessionNotFound:
+            return await self._closed(session_id, "closed_graph", task_id, level)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ the cluster, for the dashboard
     def _view(self) -> Any:

@@ -32,6 +32,7 @@ from ...serialization import deserialize, serialize
 from ..cluster.core import ALIVE, WorkerInfo, WorkerStatus
 from ..cluster.diagnostics import install_log_ring, thread_stacks
 from ..errors import DataNotFound, NodeNotFound, SessionNotFound, TaskCancelled, TaskNotFound
+from ..task.naming import task_name
 from ..task.api import ChunkResult, TaskInfo, TaskStatus, TileableResult
 from ..task.graphview import TaskGraph
 
@@ -258,6 +259,7 @@ class MockSessionAPI:
                 "n_tasks": len(s.tasks),
                 "n_chunks": len(s.store),
                 "created": s.created,
+                "state": "open",
             }
             for s in self._sessions.values()
         ]
@@ -273,7 +275,7 @@ class MockSessionAPI:
         header, buffers = serialize(datas)
         datas = deserialize(header, buffers)
         task_id = uuid.uuid4().hex
-        info = TaskInfo(task_id, session_id, TaskStatus.running, start_time=time.time())
+        info = TaskInfo(task_id, session_id, TaskStatus.running, start_time=time.time(), name=task_name(datas))
         info.tileable_progress = {d.key: 0.0 for d in datas}
         loop = asyncio.get_running_loop()
         sess.tasks[task_id] = info

@@ -64,12 +64,15 @@ class TaskInfo:
     inline_values: dict[str, Any] = field(default_factory=dict)
     #: progress of each target tileable by key (0..1)
     tileable_progress: dict[str, float] = field(default_factory=dict)
+    #: what the task computes, readably (see naming.py)
+    name: str = ""
 
     def to_json(self) -> dict:
         """The JSON shape the web API uses (no values, no exception objects)."""
         return {
             "task_id": self.task_id,
             "session_id": self.session_id,
+            "name": self.name,
             "status": self.status.value,
             "progress": self.progress,
             "n_subtasks": self.n_subtasks,

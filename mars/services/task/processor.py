@@ -35,6 +35,7 @@ from ..meta.core import ChunkMeta, MetaStore
 from ..scheduling.placement import Placer, WorkerLoad
 from ..storage.api import fetch_values
 from ..storage.worker import STORAGE_UID
+from .naming import task_name
 from .api import ChunkResult, TaskInfo, TaskStatus, TileableResult
 from .graphrun import GraphRun, SubtaskLost
 from .graphview import TaskGraph
@@ -78,6 +79,7 @@ class TaskRecord:
     next_index: int = 0
     cancelled: bool = False
     graph: TaskGraph | None = None
+    name: str = ""
 
 
 class SessionProcessor:
@@ -106,7 +108,7 @@ class SessionProcessor:
 
     # ------------------------------------------------------------------ tasks
     def submit(self, targets: list[TileableData]) -> str:
-        task = TaskRecord(uuid.uuid4().hex[:16], list(targets))
+        task = TaskRecord(uuid.uuid4().hex[:16], list(targets), name=task_name(targets))
         task.graph = TaskGraph(task.targets)
         self.tasks[task.task_id] = task
         self._spawn(self._run_task(task))
@@ -200,6 +202,7 @@ class SessionProcessor:
                     if m is not None and m.has_value:
                         info.inline_values[c.key] = m.value
         info.tileable_progress = self._tileable_progress(task)
+        info.name = task.name
         return info
 
     def _tileable_progress(self, task: TaskRecord) -> dict[str, float]:

@@ -40,8 +40,11 @@ export function taskDuration(t) {
 
 // ---------------------------------------------------------------- sessions list
 function sessionCells(s, now) {
+  const closed = s.state === "closed";
   return [
     nodeCell("session", s.session_id, () => link(sessionHash(s.session_id), s.session_id, { class: "mono" })),
+    nodeCell("state", `${s.state}|${s.closed}`, () => badge(closed ? "closed" : "open", "",
+      closed ? `closed ${fmt.ago(s.closed, now)}: its tasks are kept, its data is gone` : "")),
     textCell("tasks", s.n_tasks ?? "–"),
     textCell("chunks", s.n_chunks ?? "–"),
     textCell("supervisor", s.supervisor ?? "–"),
@@ -49,17 +52,19 @@ function sessionCells(s, now) {
   ];
 }
 
-/** Mount the sessions page: every open session, newest first. */
+/** Mount the sessions page: open sessions, then recently closed ones; newest first within each. */
 export function mountSessions(view, params, ctx) {
-  const t = table("sessions", ["Session", "Tasks", "Stored chunks", "Supervisor", "Created"]);
+  const t = table("sessions", ["Session", "State", "Tasks", "Stored chunks", "Supervisor", "Created"]);
   view.append(el("h1", { text: "Sessions" }), el("div", { class: "table-wrap" }, t.table));
   ctx.poll("sessions", async (signal) => {
     const all = await get("/api/sessions", signal);
     if (!ctx.alive) return;
     const now = serverNow();
-    const sorted = all.slice().sort((a, b) => (b.created || 0) - (a.created || 0));
-    syncRows(t.tbody, sorted, "data-session", (s) => s.session_id, (s) => sessionCells(s, now));
-    emptyRow(t.tbody, 5, "No session is open. Connect with mars.new_session(url) to start one.");
+    const open = (s) => (s.state === "closed" ? 1 : 0);
+    const sorted = all.slice().sort((a, b) => open(a) - open(b) || (b.created || 0) - (a.created || 0));
+    syncRows(t.tbody, sorted, "data-session", (s) => s.session_id, (s) => sessionCells(s, now),
+      (s) => (s.state === "closed" ? "session-closed" : ""));
+    emptyRow(t.tbody, 6, "No session yet. Connect with mars.new_session(url) to start one.");
     ctx.markLoaded();
   }, POLL_MS);
 }
@@ -70,7 +75,8 @@ function taskCells(sid, t, index) {
   const done = `${t.n_finished ?? 0} / ${t.n_subtasks ?? 0}`;
   return [
     textCell("index", index + 1),
-    nodeCell("task", t.task_id, () => link(taskHash(sid, t.task_id), t.task_id, { class: "mono" })),
+    nodeCell("task", `${t.task_id}|${t.name}`, () => link(taskHash(sid, t.task_id), t.name || t.task_id,
+      { class: t.name ? "" : "mono", title: `task ${t.task_id}` })),
     // the message (why it cannot progress) is the status's hover text: td.error holds errors only
     nodeCell("status", `${t.status}|${t.message}`, () => badge(t.status, t.message ? "has-message" : "", t.message)),
     nodeCell("progress", `${t.progress}|${t.status}`, () => [progressBar(t.progress, t.status), el("span", { class: "pct", text: pct })]),
@@ -98,7 +104,8 @@ export function mountSession(view, params, ctx) {
     const session = await findSession(sid, signal);
     const tasks = await get(`/api/sessions/${seg(sid)}/tasks`, signal);
     if (!ctx.alive) return;
-    about.textContent = `${fmt.plural(tasks.length, "task")} · created ${fmt.ago(session.created, serverNow())} on ${session.supervisor}`;
+    const closed = session.state === "closed" ? ` · closed ${fmt.ago(session.closed, serverNow())}: its data is gone` : "";
+    about.textContent = `${fmt.plural(tasks.length, "task")} · created ${fmt.ago(session.created, serverNow())} on ${session.supervisor}${closed}`;
     const numbered = tasks.map((task, i) => ({ task, i })).reverse();
     syncRows(t.tbody, numbered, "data-task", (x) => x.task.task_id, (x) => taskCells(sid, x.task, x.i),
       (x) => `task-${x.task.status}`);

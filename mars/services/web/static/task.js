@@ -26,6 +26,7 @@ function infoPanel(onCancel) {
     bar: el("span", { class: "bar-slot" }),
     progress: el("span", { id: "task-progress", class: "big-pct" }),
     subtasks: el("span", { class: "muted" }),
+    name: el("dd", { id: "task-name" }),
     start: el("dd", { id: "task-start" }),
     duration: el("dd", { id: "task-duration" }),
     end: el("dd", { id: "task-end" }),
@@ -40,6 +41,7 @@ function infoPanel(onCancel) {
   const panel = el("section", { class: "card task-info" }, [
     el("div", { class: "task-line" }, [parts.status, parts.bar, parts.progress, parts.subtasks, parts.cancel]),
     el("dl", { class: "facts" }, [
+      el("dt", { text: "Computes" }), parts.name,
       el("dt", { text: "Started" }), parts.start,
       el("dt", { text: "Duration" }), parts.duration,
       el("dt", { text: "Ended" }), parts.end,
@@ -56,6 +58,7 @@ function renderTask(parts, t) {
   replace(parts.bar, progressBar(t.progress, t.status));
   parts.progress.textContent = fmt.percent(t.progress);
   parts.subtasks.textContent = `${t.n_finished ?? 0} of ${fmt.plural(t.n_subtasks ?? 0, "subtask")} done`;
+  parts.name.textContent = t.name || "–";
   parts.start.textContent = fmt.clock(t.start_time);
   parts.start.title = fmt.fullTime(t.start_time);
   parts.duration.textContent = fmt.duration(taskDuration(t));
