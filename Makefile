@@ -6,20 +6,28 @@ ARGS ?=
 
 .PHONY: run test bench clean
 
-$(VENV)/.installed: pyproject.toml setup.py
+# One stamp per set of dependencies: `make run` installs only what running
+# needs; `make test` adds the test tools on top (after `make run` too), and
+# `make run` after `make test` finds its own stamp and installs nothing.
+$(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+
+$(VENV)/.installed-run: pyproject.toml setup.py | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	touch $@
 
-run: $(VENV)/.installed
+$(VENV)/.installed-test: pyproject.toml setup.py | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@ $(VENV)/.installed-run
+
+run: $(VENV)/.installed-run
 	$(PY) -m mars.deploy.demo $(ARGS)
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed-test
 	$(PY) -m pytest tests -q
 
-bench: $(VENV)/.installed
-	$(PY) -m pip install --quiet -e '.[bench]'
+bench: $(VENV)/.installed-run
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(PY) benchmarks/import_bench.py
 	$(PY) benchmarks/oscar_bench.py
 	$(PY) benchmarks/tensor_bench.py

@@ -21,11 +21,11 @@ import dataclasses
 import functools
 import itertools
 from collections.abc import Generator
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import sqlalchemy as sa
 
 from ...core.operator import Tiled
 from ..core import DataFrame, PandasOperator, chunk_index_of, chunk_shape_of, nsplits_of
@@ -33,18 +33,31 @@ from ..datasource import auto_rows
 from ..rows import numbered
 from .source import SourceOp, checked_columns, conform, count_rows
 
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
 __all__ = ["read_sql", "read_sql_query", "read_sql_table"]
 
 _SAMPLE_ROWS = 1000
 
 
+def _sqlalchemy() -> ModuleType:
+    """SQLAlchemy, imported on first use: it is optional, and ``mars.dataframe`` imports without it."""
+    try:
+        import sqlalchemy
+    except ImportError as e:
+        raise ImportError("read_sql needs SQLAlchemy: pip install 'pymars[sql]'") from e
+    return sqlalchemy
+
+
 @functools.lru_cache(maxsize=32)
 def _engine(url: str) -> sa.engine.Engine:
-    return sa.create_engine(url)
+    return _sqlalchemy().create_engine(url)
 
 
 def _url(con: Any) -> str:
     """The URL of a SQLAlchemy URL string, engine or connection: what is sent to the workers."""
+    sa = _sqlalchemy()
     if isinstance(con, str):
         url = sa.engine.make_url(con)
     elif isinstance(con, (sa.engine.Engine, sa.engine.Connection)):
@@ -105,6 +118,7 @@ class _Reading:
         return self.engine.dialect.identifier_preparer.quote(name)
 
     def _literal(self, value: Any) -> str:
+        sa = _sqlalchemy()
         return str(sa.literal(value).compile(dialect=self.engine.dialect, compile_kwargs={"literal_binds": True}))
 
     def _condition(self, where: tuple | None) -> Any:
@@ -116,7 +130,7 @@ class _Reading:
             c = self.tbl.table.c[col]
             if where[1] in ("null", "notnull"):
                 return c.is_(None) if where[1] == "null" else c.isnot(None)
-            return sa.and_(c >= where[1], c <= where[2] if where[3] else c < where[2])
+            return _sqlalchemy().and_(c >= where[1], c <= where[2] if where[3] else c < where[2])
         q = self._quote(col)
         if where[1] in ("null", "notnull"):
             return f"{q} IS NULL" if where[1] == "null" else f"{q} IS NOT NULL"
@@ -131,7 +145,7 @@ class _Reading:
         cond = self._condition(where)
         cols = self._selected()
         if self.tbl is not None:
-            table = self.tbl.table
+            sa, table = _sqlalchemy(), self.tbl.table
             stmt = sa.select(*[table.c[c] for c in cols]) if cols else sa.select(table)
             stmt = stmt if cond is None else stmt.where(cond)
             stmt = stmt if limit is None else stmt.limit(limit).offset(offset)
@@ -159,7 +173,7 @@ class _Reading:
     def counts(self, names: list) -> list[int]:
         """Rows, then non-null values of each of ``names``, over the whole source (one query)."""
         if self.tbl is not None:
-            table = self.tbl.table
+            sa, table = _sqlalchemy(), self.tbl.table
             stmt = sa.select(sa.func.count(), *[sa.func.count(table.c[n]) for n in names])
             return list(self.db.execute(stmt.select_from(table)).fetchone())
         what = ", ".join(["COUNT(*)"] + [f"COUNT({self._quote(n)})" for n in names])
@@ -167,7 +181,7 @@ class _Reading:
 
     def bounds(self, col: str) -> tuple:
         if self.tbl is not None:
-            c = self.tbl.table.c[col]
+            sa, c = _sqlalchemy(), self.tbl.table.c[col]
             return tuple(self.db.execute(sa.select(sa.func.min(c), sa.func.max(c))).fetchone())
         q = self._quote(col)
         text = f"SELECT MIN({q}), MAX({q}) FROM ({self.source.sql}) AS _mars_q"
@@ -343,7 +357,7 @@ def read_sql_table(table_name: str, con: Any, schema: str | None = None, index_c
     source = SQLSource(url=_url(con), table=table_name, schema=schema, index_col=index_col,
                        coerce_float=coerce_float, parse_dates=parse_dates,
                        columns=None if columns is None else tuple(columns), dtype_backend=_backend(dtype_backend))
-    if not sa.inspect(_engine(source.url)).has_table(table_name, schema=schema):
+    if not _sqlalchemy().inspect(_engine(source.url)).has_table(table_name, schema=schema):
         raise ValueError(f"Table {table_name} not found")
     return _source_meta(source, chunk_size, partition_col, num_partitions)
 
@@ -386,7 +400,7 @@ def read_sql(sql: Any, con: Any, index_col: Any = None, coerce_float: bool = Tru
     >>> md.read_sql("trades", "sqlite:///trades.db", index_col="id").execute()  # doctest: +SKIP
     """
     url = _url(con)
-    if isinstance(sql, str) and sa.inspect(_engine(url)).has_table(sql):
+    if isinstance(sql, str) and _sqlalchemy().inspect(_engine(url)).has_table(sql):
         return read_sql_table(sql, url, index_col=index_col, coerce_float=coerce_float, parse_dates=parse_dates,
                               columns=columns, chunk_size=chunk_size, dtype_backend=dtype_backend,
                               partition_col=partition_col, num_partitions=num_partitions)
