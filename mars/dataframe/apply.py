@@ -42,7 +42,7 @@ from .core import (
     nsplits_of,
 )
 from .map import Whole, map_partitions
-from .meta import empty_meta, infer
+from .meta import check_declared, empty_meta, infer
 from .rows import known_rows, single_chunk
 
 __all__: list[str] = []
@@ -247,17 +247,25 @@ def _index_meta(obj: Any) -> pd.Index:
     return meta if isinstance(meta, pd.Index) else meta.index
 
 
+def _declared_by(method: str, func: Any, meta: Any) -> tuple[str, str]:
+    """How errors name a call and its declaration: ``("apply(f)", "meta")``."""
+    return f"{method}({_func_name(func)})", "meta" if meta is not None else "dtypes"
+
+
 def map_user(call: Callable, obj: Any, args: tuple = (), *, label: Any = None, dtypes: Any = None,
-             output_type: str | None = None, meta: Any = None, same_rows: bool = True, name: Any = None) -> Any:
+             output_type: str | None = None, meta: Any = None, same_rows: bool = True, name: Any = None,
+             method: str = "map_partitions") -> Any:
     """``call(partition, *args)`` per partition, for a user's function (``label`` in errors).
 
-    The output is declared (``dtypes``/``output_type``/``meta``) or inferred
-    on a sample and then unified when it runs.
+    The output is declared (``dtypes``/``output_type``/``meta``), and each
+    partition's output is checked against it (``method`` names the call in
+    errors), or inferred on a sample and then unified when it runs.
     """
     label = call if label is None else label
     declared = declared_meta(dtypes, output_type, meta, _index_meta(obj), name)
     if declared is not None:
-        return map_partitions(call, obj, *args, meta=declared, same_rows=same_rows)
+        return map_partitions(call, obj, *args, meta=declared, same_rows=same_rows,
+                              declared=_declared_by(method, label, meta))
     inferred = infer_user(call, label, (obj, *args))
     if output_type is not None and not _is_kind(inferred, output_type):
         raise ValueError(f"{_func_name(label)} returns a {type(inferred).__name__} on a sample, not a "
@@ -272,9 +280,10 @@ def _is_kind(meta: Any, output_type: str) -> bool:
 
 # ----------------------------------------------------------------- whole-object application
 class GatherApply(PandasOperator):
-    """``call(whole)`` on all partitions gathered into one chunk (column-wise work)."""
+    """``call(whole)`` on all partitions gathered into one chunk (column-wise work); ``declared``, when set,
+    is ``(meta, what, source)``: the output a user declared, which the result is held to."""
 
-    params = ("call", "args")
+    params = ("call", "args", "declared")
 
     @classmethod
     def tile(cls, op: GatherApply) -> Generator[Any, Any, Tiled]:
@@ -285,17 +294,20 @@ class GatherApply(PandasOperator):
         return Tiled([chunk], nsplits_of(out.meta, out.shape[:1]))
 
     def execute(self, whole: Any) -> Any:
-        return self.call(whole, *self.args)
+        result = self.call(whole, *self.args)
+        return result if self.declared is None else check_declared(result, *self.declared)
 
 
 def gather_user(call: Callable, func: Any, obj: Any, args: tuple, dtypes: Any = None,
-                output_type: str | None = None, meta: Any = None) -> Any:
-    """``call(whole obj, *args)`` in one chunk; output declared or inferred, then unified."""
+                output_type: str | None = None, meta: Any = None, method: str = "apply") -> Any:
+    """``call(whole obj, *args)`` in one chunk; output declared (and checked when it runs) or inferred, then
+    unified."""
     data = as_data(obj)
     declared = declared_meta(dtypes, output_type, meta, _index_meta(obj))
     out_meta = declared if declared is not None else infer_user(call, func, (obj, *args))
     shape = (np.nan, out_meta.shape[1]) if out_meta.ndim == 2 else (np.nan,)
-    out = GatherApply(call=call, args=args).new_pandas([data], out_meta, shape)
+    check = None if declared is None else (declared, *_declared_by(method, func, meta))
+    out = GatherApply(call=call, args=args, declared=check).new_pandas([data], out_meta, shape)
     return out if declared is not None else unify_meta(out)
 
 
@@ -328,8 +340,9 @@ def _df_apply(self: DataFrame, func: Any, axis: Any = 0, raw: bool = False, resu
         args = tuple(args) if isinstance(args, list) else (args,)
     params = (func, axis, raw, result_type, args, by_row, kwargs)
     if axis == 1:
-        return map_user(_frame_apply, self, params, label=func, dtypes=dtypes, output_type=output_type, meta=meta)
-    return gather_user(_frame_apply, func, self, params, dtypes, output_type, meta)
+        return map_user(_frame_apply, self, params, label=func, dtypes=dtypes, output_type=output_type, meta=meta,
+                        method="apply")
+    return gather_user(_frame_apply, func, self, params, dtypes, output_type, meta, "apply")
 
 
 def _series_apply(part: pd.Series, func: Any, args: tuple, by_row: Any, kwargs: dict) -> Any:
@@ -348,9 +361,9 @@ def _s_apply(self: Series, func: Any, args: tuple = (), *, by_row: Any = "compat
         args = tuple(args) if isinstance(args, list) else (args,)
     if isinstance(func, (str, list, dict)) or by_row is False:
         # a name or several functions can reduce (``apply("sum")``): pandas on the whole Series
-        return gather_user(_series_apply, func, self, (func, args, by_row, kwargs), dtypes, output_type, meta)
+        return gather_user(_series_apply, func, self, (func, args, by_row, kwargs), dtypes, output_type, meta, "apply")
     return map_user(_series_apply, self, (func, args, by_row, kwargs), label=func, dtypes=dtypes, output_type=output_type,
-                    meta=meta, name=self.name)
+                    meta=meta, name=self.name, method="apply")
 
 
 def _series_map(part: pd.Series, func: Any, na_action: Any, kwargs: dict) -> pd.Series:
@@ -377,7 +390,7 @@ def _s_map(self: Series, func: Any = None, na_action: Any = None, engine: Any = 
         func = Whole(func)
     label = "the mapping" if not callable(func) else func
     return map_user(_series_map, self, (func, na_action, kwargs), label=label, dtypes=dtypes,
-                    output_type="series" if dtypes is not None else None, meta=meta, name=self.name)
+                    output_type="series" if dtypes is not None else None, meta=meta, name=self.name, method="map")
 
 
 def _frame_map(part: pd.DataFrame, func: Callable, na_action: Any, kwargs: dict) -> pd.DataFrame:
@@ -398,7 +411,7 @@ def _df_map(self: DataFrame, func: Callable, na_action: Any = None, dtypes: Any 
         raise TypeError(f"'{type(func).__name__}' object is not callable")
     return map_user(_frame_map, self, (func, na_action, kwargs), label=func,
                     dtypes=dtypes,
-                    output_type="dataframe" if dtypes is not None else None, meta=meta)
+                    output_type="dataframe" if dtypes is not None else None, meta=meta, method="map")
 
 
 _ELEMENTWISE_METHODS = frozenset({"abs", "round", "isna", "isnull", "notna", "notnull"})
@@ -448,8 +461,9 @@ def _df_transform(self: DataFrame, func: Any, axis: Any = 0, *args: Any, dtypes:
     params = (func, axis, args, kwargs)
     out_type = "dataframe" if dtypes is not None else None
     if axis == 1 or is_elementwise(func, pd.DataFrame):
-        return map_user(_transform, self, params, label=func, dtypes=dtypes, output_type=out_type, meta=meta)
-    return gather_user(_transform, func, self, params, dtypes, out_type, meta)
+        return map_user(_transform, self, params, label=func, dtypes=dtypes, output_type=out_type, meta=meta,
+                        method="transform")
+    return gather_user(_transform, func, self, params, dtypes, out_type, meta, "transform")
 
 
 def _s_transform(self: Series, func: Any, axis: Any = 0, *args: Any, dtypes: Any = None, meta: Any = None,
@@ -464,8 +478,9 @@ def _s_transform(self: Series, func: Any, axis: Any = 0, *args: Any, dtypes: Any
     _check_transform_arg(self.meta, func, 0)
     params = (func, axis, args, kwargs)
     if is_elementwise(func, pd.Series):
-        return map_user(_transform, self, params, label=func, dtypes=dtypes, meta=meta, name=self.name)
-    return gather_user(_transform, func, self, params, dtypes, None, meta)
+        return map_user(_transform, self, params, label=func, dtypes=dtypes, meta=meta, name=self.name,
+                        method="transform")
+    return gather_user(_transform, func, self, params, dtypes, None, meta, "transform")
 
 
 def _map_partitions_method(self: Any, func: Callable, *args: Any, dtypes: Any = None, output_type: str | None = None,

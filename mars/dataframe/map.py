@@ -24,7 +24,7 @@ from ..core.entity import Tileable, TileableData
 from ..core.operator import Tiled
 from ..tensor.core import TensorData
 from .core import PandasData, PandasOperator, chunk_index_of, chunk_shape_of, nsplits_of, row_splits
-from .meta import infer
+from .meta import check_declared, infer
 
 
 class Whole:
@@ -73,9 +73,13 @@ def call(func: Any, args: tuple, kwargs: dict) -> Any:
 
 
 class MapPartitions(PandasOperator):
-    """``func(*args, **kwargs)`` per partition; ``roles[i]`` is ``"rows"`` or ``"whole"`` for input ``i``."""
+    """``func(*args, **kwargs)`` per partition; ``roles[i]`` is ``"rows"`` or ``"whole"`` for input ``i``.
 
-    params = ("func", "args", "kwargs", "roles", "same_rows", "how")
+    ``declared``, when set, is ``(meta, what, source)``: the output a user declared, which each partition's
+    output is held to (see :func:`~.meta.check_declared`).
+    """
+
+    params = ("func", "args", "kwargs", "roles", "same_rows", "how", "declared")
     fusible = True
 
     @classmethod
@@ -102,7 +106,8 @@ class MapPartitions(PandasOperator):
 
     def execute(self, *inputs: Any) -> Any:
         inputs = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in inputs)
-        return call(self.func, _fill(self.args, inputs), _fill(self.kwargs, inputs))
+        result = call(self.func, _fill(self.args, inputs), _fill(self.kwargs, inputs))
+        return result if self.declared is None else check_declared(result, *self.declared)
 
 
 def whole_chunk(data: Any) -> Any:
@@ -169,7 +174,8 @@ def _meta_of(data: Any) -> Any:
 
 
 def map_partitions(func: Callable | str, *args: Any, meta: Any = None, same_rows: bool = True,
-                   sample: bool = False, how: str = "outer", **kwargs: Any) -> Any:
+                   sample: bool = False, how: str = "outer", declared: tuple[str, str] | None = None,
+                   **kwargs: Any) -> Any:
     """``func`` applied to each row partition; returns a lazy DataFrame, Series or Index.
 
     ``meta`` (an empty pandas object) gives the output's metadata; without it
@@ -178,7 +184,9 @@ def map_partitions(func: Callable | str, *args: Any, meta: Any = None, same_rows
     partitions hold the same rows as the input partitions (elementwise work).
     ``how`` is the join of row-aligned inputs' indexes when they are
     partitioned differently: ``"outer"`` (arithmetic) or ``"left"`` (the first
-    input's rows, as assignment does).
+    input's rows, as assignment does). ``declared`` (``(what, source)``: the
+    call and ``"meta"`` or ``"dtypes"``, named in errors) says that ``meta``
+    is a user's declaration, which each partition's output is checked against.
     """
     inputs: list = []
     roles: list = []
@@ -193,7 +201,9 @@ def map_partitions(func: Callable | str, *args: Any, meta: Any = None, same_rows
         raise TypeError(f"{_name(func)} does not give a pandas object per partition (got {type(meta).__name__}); "
                         "pass meta= or use a reduction")
     first = inputs[roles.index("rows")]
-    op = MapPartitions(func=func, args=slot_args, kwargs=slot_kwargs, roles=tuple(roles), same_rows=same_rows, how=how)
+    check = None if declared is None else (meta, *declared)
+    op = MapPartitions(func=func, args=slot_args, kwargs=slot_kwargs, roles=tuple(roles), same_rows=same_rows, how=how,
+                       declared=check)
     rows_inputs = [d for d, r in zip(inputs, roles) if r == "rows"]
     same = all(d.partitioning == first.partitioning for d in rows_inputs)
     rows = first.shape[0] if same_rows and (same or how == "left") else np.nan

@@ -138,3 +138,71 @@ def dtype_of_scalar(value: Any) -> np.dtype:
     if isinstance(value, float):
         return np.dtype(np.float64)
     return np.dtype(object)
+
+
+def check_declared(value: Any, declared: Any, what: str, source: str = "meta") -> Any:
+    """``value``, one partition's output of a user's function, held to the output the user declared.
+
+    ``declared`` is the empty pandas object standing for the output (given as
+    ``meta=``, or made from ``dtypes=``/``output_type=``: ``source`` says
+    which); ``what`` names the call in errors (``"map_partitions(f)"``). The
+    kind and, for a DataFrame, the columns in order must match; a dtype may
+    differ only where the values convert without loss (ints to float, any to
+    ``object``, or ``object`` values that convert at all), and are converted.
+    An output without rows is taken as the declared one.
+
+    >>> check_declared(pd.DataFrame({"a": [1]}), pd.DataFrame({"a": [0.5]}).iloc[:0], "f").dtypes.tolist()
+    [dtype('float64')]
+    >>> check_declared(pd.DataFrame({"c": [1]}), pd.DataFrame({"a": [1]}).iloc[:0], "f")
+    Traceback (most recent call last):
+    ...
+    ValueError: f: the function returned columns ['c'] with dtypes {'c': 'int64'}; meta declares columns ['a'] with dtypes {'a': 'int64'}
+    """
+    if not isinstance(value, type(declared)):
+        raise TypeError(f"{what}: the function returned {_kind(value)}; {source} declares {_kind(declared)}")
+    if len(value) == 0 and not isinstance(declared, pd.Index):
+        return declared  # no rows, nothing to disagree: a function building its output may give no columns
+    if isinstance(declared, pd.DataFrame):
+        if list(value.columns) != list(declared.columns):
+            raise ValueError(f"{what}: the function returned {_columns(value)}; {source} declares {_columns(declared)}")
+        bad = [i for i, (got, want) in enumerate(zip(value.dtypes, declared.dtypes)) if got != want]
+        if not bad:
+            return value
+        converted = [_converted(value.iloc[:, i], declared.dtypes.iloc[i]) for i in bad]
+        if any(c is None for c in converted):
+            wrong = ", ".join(f"{value.columns[i]!r} is {value.dtypes.iloc[i]}, not {declared.dtypes.iloc[i]}"
+                              for i, c in zip(bad, converted) if c is None)
+            raise ValueError(f"{what}: the function returned {_columns(value)}; {source} declares "
+                             f"{_columns(declared)} ({wrong})")
+        value = value.copy(deep=False)
+        for i, c in zip(bad, converted):
+            value.isetitem(i, c)
+        return value
+    if value.dtype == declared.dtype:
+        return value
+    converted = _converted(value, declared.dtype)
+    if converted is None:
+        raise ValueError(f"{what}: the function returned a {type(value).__name__} of dtype {value.dtype}; "
+                         f"{source} declares dtype {declared.dtype}")
+    return converted
+
+
+def _kind(obj: Any) -> str:
+    return f"a DataFrame with {_columns(obj)}" if isinstance(obj, pd.DataFrame) else f"a {type(obj).__name__}"
+
+
+def _columns(frame: pd.DataFrame) -> str:
+    dtypes = {c: str(d) for c, d in frame.dtypes.items()}
+    return f"columns {list(frame.columns)!r} with dtypes {dtypes!r}"
+
+
+def _converted(values: Any, dtype: Any) -> Any:
+    """``values`` as ``dtype`` where that loses nothing, else None."""
+    lossless = dtype == object or (isinstance(values.dtype, np.dtype) and isinstance(dtype, np.dtype)
+                                   and np.can_cast(values.dtype, dtype, "safe"))
+    if not lossless and values.dtype != object:
+        return None
+    try:
+        return values.astype(dtype)
+    except (TypeError, ValueError):
+        return None

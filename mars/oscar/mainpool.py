@@ -10,11 +10,12 @@ import logging
 import multiprocessing
 import os
 import random
+import signal
 import uuid
 from typing import Any, Callable, Iterator
 
 from .allocate import IdleLabel, LeastLoaded, MainPool, ProcessIndex, RandomLabel, RandomSubPool
-from .context import get_context
+from .context import get_context, local_pool
 from .errors import NoMatchingPool, PoolStartError
 from .message import CreateActorMessage, StopPoolMessage
 from .pool import ActorPool
@@ -24,6 +25,9 @@ from .tls import TLSConfig
 from .transport import split_address
 
 logger = logging.getLogger(__name__)
+
+#: exit codes of ended sub pool processes kept for wait_exit
+_KEPT_EXITS = 64
 
 ProcessCallback = Callable[..., Any]
 
@@ -83,6 +87,8 @@ class MainActorPool(ActorPool):
         self._sub_envs = envs or [{} for _ in range(n_process)]
         self._sub_labels = sub_labels
         self.sub_pools: list[SubPool] = []
+        #: exit codes of sub pool processes that ended, by pid (the latest _KEPT_EXITS)
+        self._exits: dict[int, asyncio.Future] = {}
 
     async def start(self) -> MainActorPool:
         await super().start()
@@ -115,6 +121,7 @@ class MainActorPool(ActorPool):
         with _environment(sub.config.env):
             process.start()
         sender.close()
+        _own_group(process.pid)
         sub.process = process
         loop = asyncio.get_running_loop()
         try:
@@ -141,6 +148,8 @@ class MainActorPool(ActorPool):
         await asyncio.get_running_loop().run_in_executor(None, process.join, 5)
         exitcode: int | None = process.exitcode
         logger.warning("sub pool %s (%s, pid %s) exited with code %s", sub.address, sub.label, sub.pid, exitcode)
+        _kill_group(process.pid)  # what its code started goes with it
+        self._record_exit(process.pid, exitcode)
         sub.actors.clear()
         await _notify(self.on_process_down, sub.address, exitcode)
         if not self.auto_recover or self._stopping:
@@ -170,7 +179,41 @@ class MainActorPool(ActorPool):
             with contextlib.suppress(Exception):
                 await get_context().request(sub.address, StopPoolMessage(), timeout=5)
         await loop.run_in_executor(None, _join_or_kill, process, 5.0)
+        _kill_group(process.pid)
         sub.alive = False
+
+    async def wait_exit(self, pid: int, timeout: float) -> int | None:
+        """The exit code of sub pool process ``pid`` (negative: the signal that ended it) once this pool
+        has seen it end; None when it has not within ``timeout`` seconds.
+
+        A caller whose connection to a sub pool closed learns here why: the
+        close can come a moment before the pool sees the process end.
+        """
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._exit_future(pid)), timeout)
+        except asyncio.TimeoutError:
+            return None
+
+    def _exit_future(self, pid: int) -> asyncio.Future:
+        """The future of process ``pid``'s exit code; a done one of an earlier process with this pid is replaced."""
+        future = self._exits.get(pid)
+        if future is None or (future.done() and any(s.alive and s.pid == pid for s in self.sub_pools)):
+            future = self._new_exit(pid)
+        return future
+
+    def _record_exit(self, pid: int | None, exitcode: int | None) -> None:
+        if pid is None:
+            return
+        future = self._exits.get(pid)
+        if future is None or future.done():
+            future = self._new_exit(pid)
+        future.set_result(exitcode)
+
+    def _new_exit(self, pid: int) -> asyncio.Future:
+        future = self._exits[pid] = asyncio.get_running_loop().create_future()
+        while len(self._exits) > _KEPT_EXITS:
+            self._exits.pop(next(iter(self._exits)))
+        return future
 
     # -- placing actors -------------------------------------------------------
     async def create_actor(
@@ -223,6 +266,16 @@ class MainActorPool(ActorPool):
             sub.actors.pop(uid, None)
 
 
+async def sub_pool_exit(main_address: str, pid: int, timeout: float) -> int | None:
+    """The exit code of process ``pid``, a sub pool of the main pool at ``main_address`` in this process,
+    once that pool has seen it end (see :meth:`MainActorPool.wait_exit`); None when there is no such main
+    pool here, or the process did not end within ``timeout`` seconds."""
+    pool = local_pool(main_address)
+    if not isinstance(pool, MainActorPool):
+        return None
+    return await pool.wait_exit(pid, timeout)
+
+
 def _split_labels(n_process: int, labels: list[str] | None) -> tuple[str, list[str]]:
     if n_process < 0:
         raise ValueError(f"n_process must be >= 0, got {n_process}")
@@ -267,6 +320,22 @@ def _join_or_kill(process: Any, timeout: float) -> None:
     process.join(timeout)
     if process.is_alive():
         _kill(process)
+
+
+def _own_group(pid: int | None) -> None:
+    """Make ``pid`` lead a process group of its own (the sub pool does the same as it starts: whichever
+    comes first), so that the processes its code starts can be killed with it."""
+    with contextlib.suppress(OSError):  # it did so already (EACCES after exec), or is gone
+        os.setpgid(pid, pid)  # type: ignore[arg-type]
+
+
+def _kill_group(pid: int | None) -> None:
+    """Kill what is left of the process group led by the ended sub pool ``pid`` (processes that chunk
+    functions started); the group id is not reused while any member lives."""
+    if pid is None:
+        return
+    with contextlib.suppress(OSError):  # no such group: it started nothing, or all of it ended
+        os.killpg(pid, signal.SIGKILL)
 
 
 def _kill(process: Any) -> None:

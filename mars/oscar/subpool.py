@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -38,17 +39,25 @@ class SubPoolConfig:
 def run_sub_pool(config: SubPoolConfig, ready: Any) -> None:
     """Entry point of the sub pool process (a multiprocessing target)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main pool stops us on Ctrl-C
+    # a process group of our own: the main pool kills it whole when we end, with what our code started
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
     logging.basicConfig(level=config.log_level)
     loop = new_event_loop(config.use_uvloop)
     asyncio.set_event_loop(loop)
     try:
-        loop.run_until_complete(_serve(config, ready))
+        orphaned = loop.run_until_complete(_serve(config, ready))
     finally:
         loop.close()
+    if orphaned:  # no main pool is left to kill our group once we end: we do it, ourselves last
+        logging.shutdown()
+        with contextlib.suppress(OSError):
+            os.killpg(os.getpgrp(), signal.SIGKILL)
     sys.exit(0)
 
 
-async def _serve(config: SubPoolConfig, ready: Any) -> None:
+async def _serve(config: SubPoolConfig, ready: Any) -> bool:
+    """Serve until stopped; returns whether the main pool's process was gone by then."""
     pool = ActorPool(config.address, label=config.label, main_address=config.main_address, token=config.token,
                      tls=config.tls)
     try:
@@ -56,7 +65,7 @@ async def _serve(config: SubPoolConfig, ready: Any) -> None:
     except BaseException as e:
         ready.send(("error", f"{type(e).__name__}: {e}"))
         ready.close()
-        return
+        return False
     ready.send(("ok", pool.address))
     ready.close()
     loop = asyncio.get_running_loop()
@@ -65,6 +74,7 @@ async def _serve(config: SubPoolConfig, ready: Any) -> None:
     watcher = loop.create_task(watch_parent(config.main_pid, pool))
     await pool.wait_stopped()
     watcher.cancel()
+    return os.getppid() != config.main_pid
 
 
 async def watch_parent(parent_pid: int, pool: ActorPool) -> None:

@@ -220,6 +220,45 @@ def test_map_partitions_declared_output():
         df.map_partitions(lambda p: len(p))
 
 
+@pytest.mark.parametrize("cs", PARTS)
+def test_declared_output_is_held_to_what_the_function_returns(cs):
+    pdf = frame()
+    df = md.DataFrame(pdf, chunk_size=cs)
+    meta = pdf[["i", "f"]].iloc[:0]
+    with pytest.raises(ValueError, match=r"map_partitions\(<lambda>\): the function returned columns \['i', 'c'\] "
+                                         r"with dtypes \{'i': 'int64', 'c': 'float64'\}; meta declares columns "
+                                         r"\['i', 'f'\] with dtypes \{'i': 'int64', 'f': 'float64'\}"):
+        df.map_partitions(lambda p: p[["i", "f"]].rename(columns={"f": "c"}), meta=meta).execute()
+    with pytest.raises(ValueError, match=r"columns \['f', 'i'\].*meta declares columns \['i', 'f'\]"):
+        df.map_partitions(lambda p: p[["f", "i"]], meta=meta).execute()  # the order counts too
+    with pytest.raises(TypeError, match=r"the function returned a DataFrame with columns \['i'\].*; dtypes "
+                                         r"declares a Series"):
+        df.map_partitions(lambda p: p[["i"]], dtypes=np.dtype(np.int64), output_type="series").execute()
+    with pytest.raises(ValueError, match=r"map_partitions\(<lambda>\): the function returned a Series of dtype "
+                                         r"str; dtypes declares dtype float64"):
+        df.map_partitions(lambda p: p["s"], dtypes=np.dtype(np.float64), output_type="series").execute()
+    with pytest.raises(ValueError, match=r"apply\(<lambda>\): the function returned a Series of dtype float64; "
+                                         r"dtypes declares dtype int64"):
+        df.apply(lambda r: r["f"], axis=1, dtypes=np.dtype(np.int64)).execute()  # NaNs do not fit in ints
+    with pytest.raises(ValueError, match=r"map\(<lambda>\): .*'i' is str, not int64"):
+        df[["i"]].map(lambda v: f"v{v}", dtypes={"i": np.int64}).execute()
+
+
+@pytest.mark.parametrize("cs", PARTS)
+def test_declared_output_takes_values_that_convert_without_loss(cs):
+    pdf = frame()
+    df = md.DataFrame(pdf, chunk_size=cs)
+    as_float = pdf[["i"]].astype(np.float64)
+    assert_eq(df.map_partitions(lambda p: p[["i"]], meta=as_float.iloc[:0]), as_float)
+    assert_eq(df["i"].transform("abs", dtypes=np.dtype(np.float64)), pdf["i"].abs().astype(np.float64))
+    # a whole-column transform runs once, on the gathered frame: checked there
+    centred = pdf[["i", "f"]].transform(lambda c: c - c.mean())
+    assert_eq(df[["i", "f"]].transform(lambda c: c - c.mean(), meta=centred.iloc[:0]), centred)
+    with pytest.raises(ValueError, match=r"transform\(<lambda>\): the function returned columns \['i', 'f'\].*"
+                                         r"meta declares columns \['i', 'g'\]"):
+        df[["i", "f"]].transform(lambda c: c - c.mean(), meta=centred.iloc[:0].set_axis(["i", "g"], axis=1)).execute()
+
+
 def test_chunk_ops_pickle():
     """Chunk ops carry what they run in their parameters: they reach workers pickled, without their outputs."""
     pdf = frame()

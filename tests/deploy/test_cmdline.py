@@ -141,7 +141,7 @@ def test_supervisor_flags_and_defaults() -> None:
     cfg = parse_args("supervisor", ["-H", "127.0.0.1", "-p", "7001", "-w", "7005", "-s", "127.0.0.1:7001,h2:7002"])
     assert cfg["supervisor"] == {
         "host": "127.0.0.1", "port": 7001, "web": True, "web_port": 7005,
-        "supervisors": ["127.0.0.1:7001", "h2:7002"], "advertise_address": None,
+        "supervisors": ["127.0.0.1:7001", "h2:7002"], "advertise_address": None, "session_history": 50,
     }  # fmt: skip
     plain = parse_args("supervisor", [])
     assert plain == load_config()
@@ -207,6 +207,24 @@ def test_a_bad_flag_value_is_one_line_naming_flag_and_value(capsys, role, args, 
     assert exc.value.code == 2
     assert err.count("\n") == 1 and err.startswith(f"mars-{role}: error: argument {flag}: ")
     assert repr(args[-1]) in err or args[-1] in err
+
+
+@pytest.mark.parametrize("role, args, said", [
+    ("worker", ["--nproc", "4"], "--nproc was renamed: use --n-cpu"),
+    ("worker", ["--nproc=4"], "--nproc was renamed: use --n-cpu"),
+    ("worker", ["--min-mem", "1g"], ("--min-mem is not needed: chunks live in the worker's shared memory, sized by "
+                                     "--cache-mem")),
+    ("worker", ["--plasma-dir", "/dev/shm"], "--plasma-dir is not needed: there is no plasma store"),
+    ("worker", ["--plasma-dir"], "--plasma-dir is not needed: there is no plasma store"),
+    ("web", ["--ui-port", "7005"], "--ui-port was renamed: use -p"),
+])  # fmt: skip
+def test_a_legacy_flag_is_one_line_naming_its_replacement(capsys, role, args, said) -> None:
+    with pytest.raises(SystemExit) as exc:
+        parse_args(role, ["-s", SUP, *args])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert err.count("\n") == 1 and err.startswith(f"mars-{role}: error: {said}")
+    assert "unrecognized" not in err
 
 
 @pytest.mark.parametrize("role", ["worker", "web"])

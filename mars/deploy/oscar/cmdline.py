@@ -60,6 +60,30 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+#: flags of the pre-0.7 command lines that mean nothing here any more, by role: what the error says of each
+_RETIRED_FLAGS = {
+    "worker": {
+        "--nproc": "was renamed: use --n-cpu",
+        "--min-mem": "is not needed: chunks live in the worker's shared memory, sized by --cache-mem",
+        "--plasma-dir": ("is not needed: there is no plasma store; chunks live in the worker's shared memory, "
+                         "sized by --cache-mem"),
+    },
+    "web": {"--ui-port": "was renamed: use -p"},
+}
+
+
+class _Retired(argparse.Action):
+    """A flag that was removed: giving it, with or without a value, is a usage error saying what to do instead."""
+
+    def __init__(self, option_strings: list[str], dest: str, why: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs="?", help=argparse.SUPPRESS, **kwargs)
+        self.why = why
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        parser.error(f"{option_string} {self.why}")
+
+
 class StartError(Exception):
     """The node could not start; the message is the one line shown to the user (exit 1)."""
 
@@ -93,6 +117,8 @@ def build_parser(role: str) -> argparse.ArgumentParser:
     if role == "worker":
         _add_worker_flags(parser)
     _add_common_flags(parser)
+    for flag, why in _RETIRED_FLAGS.get(role, {}).items():
+        parser.add_argument(flag, dest=f"retired{flag}", action=_Retired, why=why)
     return parser
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.graph import Subtask
+from ..errors import ServiceError
 
 EXECUTION_UID = "execution"
 SLOT_RUNNER_UID = "slot_runner"
@@ -99,3 +100,22 @@ class SlotOutcome:
     duration: float = 0.0
     #: descriptors of inputs fetched from other workers, stored here for later subtasks
     copies: list[Any] = field(default_factory=list)
+
+
+class SlotDied(ServiceError):
+    """A slot process ended while it ran a subtask: a crash in native code (SIGSEGV), ``os._exit``, a
+    signal from outside. The message names the slot, its worker, how it ended and the operator it ran;
+    the job fails (running it again would likely end the same way) and the slot is started again."""
+
+
+class ChunkFunctionExit(ServiceError):
+    """A chunk function raised what is not an ``Exception`` (``SystemExit`` from ``sys.exit``,
+    ``KeyboardInterrupt``): its subtask fails with this error, and the slot goes on serving."""
+
+
+def op_name(op: Any) -> str:
+    """How messages name an operator: its class, or the chain of a fused group's classes."""
+    steps = getattr(op, "steps", None)
+    if steps:
+        return " -> ".join(type(s.op).__name__ for s in steps)
+    return type(op).__name__

@@ -21,7 +21,7 @@ from ... import oscar as mo
 from ...serialization import serialize
 from ..storage.api import fetch_values
 from ..storage.shm import get_object, put_object
-from .api import SlotOutcome, SubtaskSpec
+from .api import ChunkFunctionExit, SlotOutcome, SubtaskSpec, op_name
 
 logger = logging.getLogger(__name__)
 
@@ -147,7 +147,19 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
     except Exception as e:  # noqa: BLE001 - a user's chunk function may raise anything; the report carries it
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(e), traceback=traceback.format_exc(),
                            duration=time.perf_counter() - started)
+    except BaseException as e:  # noqa: BLE001 - sys.exit or KeyboardInterrupt in user code: not the slot's end
+        return SlotOutcome(spec.index, spec.task_id, error=_exit_error(e, st.op), traceback=traceback.format_exc(),
+                           duration=time.perf_counter() - started)
     return SlotOutcome(spec.index, spec.task_id, descs, shapes, duration=time.perf_counter() - started)
+
+
+def _exit_error(error: BaseException, op: Any) -> ChunkFunctionExit:
+    """The error that fails a subtask whose chunk function raised ``SystemExit``, ``KeyboardInterrupt``...:
+    raised as itself in the client, it would end the client's program."""
+    how = f"called sys.exit({error.code!r})" if isinstance(error, SystemExit) else f"raised {type(error).__name__}"
+    detail = f": {error}" if not isinstance(error, SystemExit) and str(error) else ""
+    return ChunkFunctionExit(f"the chunk function of {op_name(op)} {how}{detail}; a chunk function must return "
+                             "its result or raise an Exception (the slot process keeps running)")
 
 
 def _copy_remote(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, copied: set[str]) -> list[Any]:

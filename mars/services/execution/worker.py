@@ -19,6 +19,12 @@ the slots, which stop a chained graph between subtasks; a slot still running
 only such subtasks ``cancel_grace`` seconds later has its process killed (the
 main pool starts it again), so that one long chunk function cannot keep a
 slot from the next job.
+
+A slot process that dies by itself (a segfault, ``os._exit``, a signal from
+outside) fails the subtasks it held with :class:`~.api.SlotDied`, naming the
+slot, the worker, the exit code or signal (which the main pool learns as it
+reaps the process) and the operator; the main pool kills the processes the
+slot started (its process group) and starts it again.
 """
 
 from __future__ import annotations
@@ -34,11 +40,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import oscar as mo
+from ...oscar.mainpool import sub_pool_exit
 from ..errors import TaskCancelled
 from ..storage.cache import ChunkCache
 from ..storage.core import ChunkStore
 from ..storage.shm import unlink_object, unlink_prefix
-from .api import OutputMeta, SlotOutcome, SubtaskReport, SubtaskSpec
+from .api import OutputMeta, SlotDied, SlotOutcome, SubtaskReport, SubtaskSpec, op_name
 from .guard import MemoryGuard
 from .memory import SOFT, MemoryBudget, Need, estimate
 
@@ -53,6 +60,8 @@ _BATCH_BYTES = 8 << 20
 _REPORT_VALUE_BELOW = 64 * 1024
 #: a slot whose process died is given up on when it does not answer again within this
 _REVIVE_TIMEOUT = 120.0
+#: how long a slot whose connection closed has to be seen ending (its main pool joins it) to count as dead
+_EXIT_SEEN_TIMEOUT = 10.0
 
 _Unit = tuple[tuple, int, list[SubtaskSpec], mo.ActorRef]
 
@@ -64,6 +73,8 @@ class InHand:
     slot: mo.ActorRef
     batch: list[tuple[SubtaskSpec, mo.ActorRef]]
     need: Need
+    #: the slot's process when the batch started (None: unknown, or this process)
+    pid: int | None = None
 
 
 class ExecutionActor(mo.Actor):
@@ -232,7 +243,7 @@ class ExecutionActor(mo.Actor):
                 continue
             slot = self._free.pop()
             self._running += len(batch)
-            hand = InHand(slot, batch, need)
+            hand = InHand(slot, batch, need, self._pid_of(slot))
             self._in_hand[(slot.address, slot.uid)] = hand
             for spec, _ in batch:
                 self._store.pin(spec.session_id, spec.subtask.input_keys)
@@ -311,11 +322,15 @@ class ExecutionActor(mo.Actor):
         except Exception as e:  # noqa: BLE001 - a slot process died or failed: every subtask in hand fails
             crashed = True
             error = self._stopped(slot)
+            killed = error is not None
+            if error is None:
+                error = await self._death(hand, e)
             if error is None:
                 logger.warning("slot %s failed running %d subtasks: %s", slot.address, len(specs), e)
-            # a memory stop is the subtask's own failure, not its worker's: it carries a "traceback"
+            # a memory stop or a crash is the subtask's own failure, not its worker's: it carries a "traceback"
             # (the supervisor retries failures without one elsewhere, and this one would fail again)
-            why = f"{type(error).__name__}: {error}\n(no traceback: the worker killed the slot process)" if error else ""
+            by = "the worker killed the slot process" if killed else "the slot process died"
+            why = f"{type(error).__name__}: {error}\n(no traceback: {by})" if error else ""
             outcomes = [SlotOutcome(s.index, s.task_id, error=error or e, traceback=why) for s in specs]
         finally:
             self._running -= len(specs)
@@ -342,6 +357,25 @@ class ExecutionActor(mo.Actor):
         error = self._guard.stopped(slot) if self._guard is not None else None
         cancelled = self._cancel_stops.pop((slot.address, slot.uid), None)
         return error or cancelled
+
+    def _pid_of(self, slot: mo.ActorRef) -> int | None:
+        pid = self._slot_pids().get(slot.address) if self._slot_pids is not None else None
+        return None if pid == os.getpid() else pid
+
+    async def _death(self, hand: InHand, error: Exception) -> SlotDied | None:
+        """The error naming how the slot process of ``hand`` ended, when its call failed as it died; None when
+        it did not end (the call failed otherwise) or this worker cannot tell."""
+        if hand.pid is None or not isinstance(error, (mo.ServerClosed, ConnectionError)):
+            return None
+        code = await sub_pool_exit(self.address, hand.pid, _EXIT_SEEN_TIMEOUT)
+        if code is None:
+            return None
+        ops = list(dict.fromkeys(op_name(spec.subtask.op) for spec, _ in hand.batch))
+        running = ops[0] if len(ops) == 1 else "one of " + ", ".join(ops)
+        message = (f"slot {self._slots.index(hand.slot)} of worker {self._worker_address or self.address} died with "
+                   f"{_exit_text(code)} while running {running} (pid {hand.pid}); the slot is restarted")
+        logger.error("%s", message)
+        return SlotDied(message)
 
     def _sweep(self, slot: mo.ActorRef) -> None:
         """Remove the segments a dead slot process wrote and nobody registered (outputs cut off mid-way)."""
@@ -406,3 +440,13 @@ class ExecutionActor(mo.Actor):
             await reply_to.subtasks_done(reports)
         except Exception as e:  # noqa: BLE001 - the supervisor went away; its tasks are gone with it
             logger.warning("could not report %d subtasks to %s: %s", len(reports), reply_to, e)
+
+
+def _exit_text(code: int) -> str:
+    """``SIGSEGV`` for -11 (a process killed by a signal), ``exit code 3`` for 3."""
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
