@@ -27,7 +27,10 @@ def task_name(targets: Sequence[Any]) -> str:
     >>> task_name([T(GroupByAgg(), [T(FromPandas())])])
     'FromPandas → GroupByAgg'
     """
-    names = [_chain(t) for t in targets[:MOST_TARGETS]]
+    try:
+        names = [_chain(t) for t in targets[:MOST_TARGETS]]
+    except Exception:  # noqa: BLE001 - a malformed graph fails where it runs, not here: it gets no name
+        return ""
     more = len(targets) - MOST_TARGETS
     return " | ".join(names) + (f" (+{more} more)" if more > 0 else "")
 
@@ -39,8 +42,8 @@ def _chain(tileable: Any) -> str:
         name = type(getattr(node, "op", None)).__name__
         if not ops or ops[-1] != name:
             ops.append(name)
-        inputs = getattr(node, "inputs", None) or []
-        node, seen = (inputs[0] if inputs else None), seen + 1
+        inputs = getattr(node, "inputs", None)
+        node, seen = (inputs[0] if isinstance(inputs, (list, tuple)) and inputs else None), seen + 1
     ops.reverse()
     if len(ops) > MOST_OPS:
         ops = [*ops[:2], "…", *ops[-(MOST_OPS - 3):]]
