@@ -15,12 +15,14 @@ movement. Sizes known only after running (a filter) are NaN, as for tensors.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from ..core import reprs
 from ..core.entity import ChunkData, Tileable, TileableData, has_unknown
 from ..core.operator import Operator
 from ..core.options import options
@@ -185,9 +187,10 @@ class _Base(Tileable):
     def __repr__(self) -> str:
         session = get_default_session()
         if session is not None and session.is_executed(self):
-            return repr(session.fetch(self))
-        shape = tuple("?" if isinstance(s, float) and math.isnan(s) else s for s in self.shape)
-        return f"{type(self).__name__} <op={type(self.op).__name__}, shape={shape}, key={self.key[:8]}>"
+            return repr(session.fetch(self))  # the whole value is fetched; pandas shows a truncated view
+        text = reprs.fields_text(type(self).__name__, self._repr_fields())
+        table = self._dtype_table()
+        return text if table is None else text + "\n" + table.to_string(max_cols=self._max_cols(), show_dimensions=False)
 
     def _repr_html_(self) -> str:
         session = get_default_session()
@@ -195,7 +198,33 @@ class _Base(Tileable):
             value = session.fetch(self)
             if hasattr(value, "_repr_html_"):
                 return value._repr_html_()
-        return "<pre>" + repr(self).replace("<", "&lt;") + "</pre>"
+            return "<pre>" + html.escape(repr(value)) + "</pre>"
+        table = self._dtype_table()
+        extra = "" if table is None else table.to_html(max_cols=self._max_cols(), show_dimensions=False)
+        return reprs.fields_html(type(self).__name__, self._repr_fields(), extra)
+
+    def _repr_fields(self) -> list[tuple[str, str]]:
+        """What is known before running, as ``(name, text)``: rows and their partitions (planned if not run)."""
+        meta = self._data.meta
+        fields = [] if isinstance(meta, pd.DataFrame) else [("name", repr(meta.name)), ("dtype", str(meta.dtype))]
+        nsplits = reprs.planned_nsplits(self._data)
+        fields.append(("rows" if isinstance(meta, pd.DataFrame) else "length", reprs.size_text(self.shape[0])))
+        fields.append(("npartitions", "?" if nsplits is None else str(len(nsplits[0]))))
+        if nsplits is not None:
+            fields.append(("partition_rows", reprs.sizes_text(nsplits[0])))
+        fields.append(("op", type(self.op).__name__))
+        return fields
+
+    def _dtype_table(self) -> pd.DataFrame | None:
+        """For a DataFrame, a one-row table: each column above its dtype."""
+        meta = self._data.meta
+        if not isinstance(meta, pd.DataFrame) or meta.shape[1] == 0:
+            return None
+        return pd.DataFrame([[str(t) for t in meta.dtypes]], index=["dtype"], columns=meta.columns)
+
+    @staticmethod
+    def _max_cols() -> int:
+        return pd.get_option("display.max_columns") or 20  # 0 means "fit the terminal" in pandas
 
     def __hash__(self) -> int:
         return id(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 from ..core.entity import ChunkData, Tileable, TileableData, has_unknown
 from ..core.operator import Operator
 from ..core.options import options
+from ..core.reprs import chunks_text, fields_html, fields_text, planned_nsplits
 from ..core.session import get_default_session, resolve_session
 from ..core.tiling import TILING
 
@@ -134,11 +136,21 @@ class Tensor(Tileable):
     def __repr__(self) -> str:
         session = get_default_session()
         if session is not None and session.is_executed(self):
-            return repr(session.fetch(self))
-        return f"Tensor <op={type(self.op).__name__}, shape={self.shape}, dtype={self.dtype}, key={self.key[:8]}>"
+            return repr(session.fetch(self))  # numpy summarises a large array itself
+        return fields_text("Tensor", self._repr_fields())
 
     def _repr_html_(self) -> str:
-        return "<pre>" + repr(self) + "</pre>"
+        session = get_default_session()
+        if session is not None and session.is_executed(self):
+            return "<pre>" + html.escape(repr(session.fetch(self))) + "</pre>"
+        return fields_html("Tensor", self._repr_fields())
+
+    def _repr_fields(self) -> list[tuple[str, str]]:
+        """Shape, dtype and chunk sizes per axis (planned if not run yet), as ``(name, text)``."""
+        shape = tuple("?" if isinstance(s, float) and math.isnan(s) else int(s) for s in self.shape)
+        shape_text = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+        return [("shape", shape_text), ("dtype", str(self.dtype)), ("chunks", chunks_text(planned_nsplits(self.data))),
+                ("op", type(self.op).__name__)]
 
     def to_numpy(self, session: Any = None) -> np.ndarray:
         return self.fetch(session=session)
