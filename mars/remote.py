@@ -19,6 +19,7 @@ import concurrent.futures
 import contextlib
 import logging
 import os
+import socket
 import sys
 import threading
 import weakref
@@ -27,15 +28,16 @@ from typing import Any, Iterator
 
 from .core import session as registry
 from .core.entity import TileableData, has_unknown
-from .core.operator import HeldData, held_chunks
+from .core.operator import HeldData, held_chunks, retiled_unless_held
 from .core.tiling import as_data
 from .oscar import close_connections, get_token, set_token
 from .oscar.tls import client_context
 from .oscar.tokenfile import find_token
+from .progress import Progress as _Progress
 from .services.session.api import SessionAPI
 from .services.task.api import TaskInfo, TaskStatus
 from .services.web.client import SyncWebClient
-from .session import _Progress, run_in_background
+from .session import run_in_background
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +116,32 @@ class _WebBackend:
 def _backend_for(address: str, token: str | None) -> Any:
     if address.startswith(("http://", "https://")):
         return _WebBackend(address, token)
-    return _DirectBackend([a.strip() for a in address.split(",") if a.strip()], token)
+    supervisors = [a.strip() for a in address.split(",") if a.strip()]
+    for a in supervisors:
+        scheme, sep, _ = a.partition("://")
+        if sep and scheme != "tcp":
+            raise ValueError(f"unknown scheme {scheme + '://'!r} in {address!r}: expected http://host:web_port, "
+                             f"https://host:web_port, or a supervisor's host:port")
+    return _DirectBackend(supervisors, token)
+
+
+def _unreachable(address: str, error: ConnectionError) -> Exception:
+    """The one-line error for a cluster that could not be reached (the library's traceback at debug level)."""
+    logger.debug("could not reach a mars cluster at %s", address, exc_info=error)
+    if not address.startswith(("http://", "https://")) and "," not in address and _answers_http(address):
+        return ValueError(f"{address} answers HTTP: use http://{address}")
+    return error.with_traceback(None)  # its message says what was tried and why; the frames are the library's
+
+
+def _answers_http(address: str, timeout: float = 2.0) -> bool:
+    """Whether ``host:port`` is a web server (a user who left out ``http://``)."""
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout) as sock:
+            sock.sendall(b"HEAD / HTTP/1.0\r\n\r\n")
+            return sock.recv(5) == b"HTTP/"
+    except (OSError, ValueError):
+        return False
 
 
 class ClusterSession:
@@ -125,6 +152,9 @@ class ClusterSession:
         self._backend = _backend_for(address, token)
         try:
             self.session_id = self._backend.call("create_session", session_id)
+        except ConnectionError as e:
+            self._backend.close()
+            raise _unreachable(address, e) from None
         except BaseException:
             self._backend.close()
             raise
@@ -148,7 +178,7 @@ class ClusterSession:
         if wait:
             self._run(datas, show_progress, None)
             return ret
-        return run_in_background(self._run, datas, show_progress, ret)
+        return run_in_background(self._run, datas, show_progress, lambda: self.fetch(*tileables))
 
     def fetch(self, *tileables: Any) -> Any:
         """The values of ``tileables`` (executing any not yet executed)."""
@@ -205,18 +235,20 @@ class ClusterSession:
         todo = [d for d in datas if d not in self._held]
         if not todo:
             return
-        progress = _Progress(show_progress)
-        try:
-            with _held_as_data_only(todo, self._held):
-                first = self._backend.call("submit_and_wait", self.session_id, todo, 0.05)
-            info = self._wait(first, progress, cancel)
-        finally:
-            progress.close()
-        if info.status is not TaskStatus.succeeded:
-            _raise_task_error(info)
-        self._values.update(info.inline_values)
-        for data, result in zip(todo, info.results):
-            self._adopt(data, result)
+        # an object executed by another session (or one since closed) is computed again from its lineage
+        with retiled_unless_held(todo, self._held.__contains__):
+            progress = _Progress(show_progress)
+            try:
+                with _held_as_data_only(todo, self._held):
+                    first = self._backend.call("submit_and_wait", self.session_id, todo, 0.05)
+                info = self._wait(first, progress, cancel)
+            finally:
+                progress.close()
+            if info.status is not TaskStatus.succeeded:
+                _raise_task_error(info)
+            self._values.update(info.inline_values)
+            for data, result in zip(todo, info.results):
+                self._adopt(data, result)
 
     def _wait(self, info: TaskInfo, progress: Any, cancel: threading.Event | None) -> TaskInfo:
         """Wait on the task ``info`` describes (a tiny job is done already), drawing progress."""

@@ -11,24 +11,30 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
-import sys
 import threading
 import weakref
-from typing import Any, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .core import session as _registry
 from .core.entity import ChunkData, TileableData, has_unknown
 from .core.executor import ExecutionCancelled, execute_subtasks
 from .core.fusion import fuse
 from .core.graph import build_subtasks, gc_paused
+from .core.operator import retiled_unless_held
 from .core.options import options
 from .core.tiling import Tiler, as_data
+from .progress import Progress as _Progress
 
 __all__ = ["Session", "ExecutionFuture", "new_session", "get_default_session", "execute", "fetch"]
 
 
 class ExecutionFuture:
-    """What ``execute(wait=False)`` returns: ``done()``, ``result()``, ``cancel()``."""
+    """What ``execute(wait=False)`` returns: ``done()``, ``result()``, ``cancel()``.
+
+    ``result()`` gives what ``fetch()`` would (the values, fetched on the
+    runner's thread), and ``done()`` is true once it is available.
+    """
 
     def __init__(self, future: concurrent.futures.Future, cancel_event: threading.Event):
         self._future = future
@@ -60,8 +66,9 @@ class ExecutionFuture:
         self._future.add_done_callback(lambda _: fn(self))
 
 
-def run_in_background(run: Any, datas: list, show_progress: bool | None, ret: Any) -> ExecutionFuture:
-    """``run(datas, show_progress, cancel_event)`` on a thread of its own; its future gives ``ret``."""
+def run_in_background(run: Any, datas: list, show_progress: bool | None,
+                      fetch: Callable[[], Any]) -> ExecutionFuture:
+    """``run(datas, show_progress, cancel_event)`` on a thread of its own; its future gives ``fetch()``."""
     cancel = threading.Event()
     future: concurrent.futures.Future = concurrent.futures.Future()
 
@@ -70,43 +77,14 @@ def run_in_background(run: Any, datas: list, show_progress: bool | None, ret: An
             return
         try:
             run(datas, False if show_progress is None else show_progress, cancel)
+            value = fetch()
         except BaseException as e:  # noqa: BLE001 - delivered through the future
             future.set_exception(e)
         else:
-            future.set_result(ret)
+            future.set_result(value)
 
     threading.Thread(target=target, daemon=True, name="mars-execute").start()
     return ExecutionFuture(future, cancel)
-
-
-class _Progress:
-    """A tqdm bar, shown only for runs over about a second (or always/never per options)."""
-
-    def __init__(self, show: bool | None):
-        self._bar: Any = None
-        if show is None:
-            show = options.show_progress
-        self._delay = 0.0
-        if show is None:
-            show, self._delay = sys.stderr.isatty(), 1.0
-        self._show = bool(show)
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self._show:
-            return
-        bar = self._bar
-        if bar is None:
-            from tqdm import tqdm  # the bar library loads only when a bar is drawn
-
-            bar = self._bar = tqdm(total=total, delay=self._delay, unit="chunk", leave=False, file=sys.stderr)
-        if bar.total != total:
-            bar.total = total
-        bar.n = done
-        bar.refresh() if done == total else bar.update(0)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
 
 
 class Session:
@@ -134,7 +112,8 @@ class Session:
         if wait:
             self._run([as_data(t) for t in tileables], show_progress, None)
             return ret
-        return run_in_background(self._run, [as_data(t) for t in tileables], show_progress, ret)
+        return run_in_background(self._run, [as_data(t) for t in tileables], show_progress,
+                                 lambda: self.fetch(*tileables))
 
     def fetch(self, *tileables: Any) -> Any:
         """The values of ``tileables`` (executing any not yet executed)."""
@@ -191,19 +170,8 @@ class Session:
             progress = _Progress(show_progress)
             self._running += 1
             try:
-                tiler = Tiler(lambda chunks, want: self._run_stage(chunks, want, stage_keys, cancel))
-                with gc_paused():
-                    tiler.tile(targets)
-                chunks = [c for t in targets for c in t.chunks or ()]
-                try:
-                    # a stage's chunks are freed as soon as the last step that reads them ran
-                    self._compute(chunks, cancel, progress, {k for k in stage_keys if k not in self._key_refs})
-                except BaseException:
-                    # a failed or cancelled run leaves nothing half-made behind
-                    self._drop_unheld({c.key for c in chunks})
-                    raise
-                for t in targets:
-                    self._hold(t)
+                with retiled_unless_held(targets, self._is_computed):  # another session's results: from lineage
+                    self._tile_and_compute(targets, stage_keys, cancel, progress)
             finally:
                 self._running -= 1
                 progress.close()
@@ -213,6 +181,22 @@ class Session:
             for t in targets:
                 if has_unknown(t.shape) or any(has_unknown(s) for s in t.nsplits or ()):
                     t.refresh_shape()
+
+    def _tile_and_compute(self, targets: list[TileableData], stage_keys: set[str], cancel: threading.Event | None,
+                          progress: Any) -> None:
+        tiler = Tiler(lambda chunks, want: self._run_stage(chunks, want, stage_keys, cancel))
+        with gc_paused():
+            tiler.tile(targets)
+        chunks = [c for t in targets for c in t.chunks or ()]
+        try:
+            # a stage's chunks are freed as soon as the last step that reads them ran
+            self._compute(chunks, cancel, progress, {k for k in stage_keys if k not in self._key_refs})
+        except BaseException:
+            # a failed or cancelled run leaves nothing half-made behind
+            self._drop_unheld({c.key for c in chunks})
+            raise
+        for t in targets:
+            self._hold(t)
 
     def _run_stage(self, chunks: Sequence[ChunkData], want_values: bool, stage_keys: set, cancel: Any) -> Any:
         self._compute(chunks, cancel, None)

@@ -16,8 +16,9 @@ the same expression built twice has the same keys.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -195,7 +196,8 @@ class HeldData(Operator):
     """The op of a chunk whose data a session already holds (a client's view of a computed result).
 
     It is never run: a graph reaching it reads the held data by the chunk's
-    key. Running it means the data was freed.
+    key. Running it means the data was freed. A session that does not hold
+    such chunks tiles their tileable again instead (see :func:`retiled_unless_held`).
     """
 
     def execute(self, *inputs: Any) -> Any:
@@ -217,3 +219,45 @@ def held_chunks(data: Any, chunks: Sequence[tuple[str, tuple, tuple]]) -> list:
         op.link_output(chunk, 0)
         out.append(chunk)
     return out
+
+
+def _stands_for_held(data: TileableData) -> bool:
+    return data.chunks is not None and any(isinstance(c.op, HeldData) for c in data.chunks)
+
+
+@contextlib.contextmanager
+def retiled_unless_held(targets: Sequence[TileableData], holds: Callable[[TileableData], bool]) -> Iterator[None]:
+    """While it lasts, tileables whose chunks stand for another session's results are untiled.
+
+    An executed object carries chunks that only name its results (:class:`HeldData`).
+    Used in a session that does not hold them (``holds`` says), or after its
+    session closed, it is computed again from its lineage, its op graph (a
+    random tensor gives the same values: its seed is a parameter). The
+    targets keep the chunks the run gives them; the others get their old
+    chunks back afterwards, for the session that holds them. On a failure
+    every one gets its old chunks back.
+    """
+    untiled: list[tuple[TileableData, Any, Any]] = []
+    seen: set[int] = set()
+    stack = list(targets)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or not isinstance(node, TileableData):
+            continue
+        seen.add(id(node))
+        if node.chunks is None:
+            stack.extend(node.op.inputs)
+        elif _stands_for_held(node) and not holds(node):
+            untiled.append((node, node.chunks, node.nsplits))
+            node.chunks = node.nsplits = None
+            stack.extend(node.op.inputs)
+    target_ids = {id(t) for t in targets}
+    try:
+        yield
+    except BaseException:
+        target_ids = set()
+        raise
+    finally:
+        for node, chunks, nsplits in untiled:
+            if id(node) not in target_ids:
+                node.chunks, node.nsplits = chunks, nsplits

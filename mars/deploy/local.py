@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import json
 import multiprocessing
@@ -283,6 +284,9 @@ class LocalCluster:
         except BaseException:
             self.stop()
             raise
+        # a script that never calls stop() still ends: multiprocessing's own exit hook joins the
+        # (non-daemon) forked nodes, which wait for us; hooks run last-registered first, so this one goes before
+        atexit.register(self.stop)
 
     def _wait_workers(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -303,6 +307,8 @@ class LocalCluster:
         return [n.address for n in self._nodes[1:]]
 
     def stop(self) -> None:
+        """Close the cluster's session and stop its nodes (workers first); safe to call again."""
+        atexit.unregister(self.stop)
         if self.session is not None:
             self.session.close()
             self.session = None

@@ -3,8 +3,9 @@
 Objects are pickled with protocol 5: contiguous buffers (numpy arrays, pandas
 blocks, bytes-like objects) are handed back out-of-band instead of being copied
 into the pickle stream, so a transport can write them to a socket as they are.
-Objects that plain pickle cannot handle (lambdas, local classes) fall back to
-cloudpickle. This package imports nothing else from ``mars``.
+Objects that plain pickle cannot handle (lambdas, local classes), and those
+defined in ``__main__`` (which no other process can import), go by value
+through cloudpickle. This package imports nothing else from ``mars``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,13 @@
-"""Pickle protocol 5 with out-of-band buffers, and a cloudpickle fallback."""
+"""Pickle protocol 5 with out-of-band buffers, and a cloudpickle fallback.
+
+Plain pickle writes a function or class by reference (module and name), which
+another process can only resolve if it can import that module. Objects defined
+in ``__main__`` (a script, a REPL, a notebook cell) cannot be: the receiving
+process's ``__main__`` is some other program (``mars-supervisor``). So a stream
+that names ``__main__`` is made again with cloudpickle, which writes such
+objects by value. Finding the name is one substring search over the in-band
+header (arrays travel out-of-band), so the common path stays plain pickle.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +23,8 @@ HEAVY_CONTAINER_ITEMS = 20_000
 
 _SCALARS = frozenset([bool, int, float, complex, str, bytes])
 _PICKLE_FAILURES = (pickle.PicklingError, AttributeError, TypeError)
+#: how the module name of a global from ``__main__`` appears in a pickle stream
+_MAIN_MODULE = b"__main__"
 
 
 class SerializationError(Exception):
@@ -40,22 +51,23 @@ def serialize(obj: Any) -> tuple[bytes, list[memoryview]]:
         header = _cloudpickle_dumps(obj, buffers, plain_error)
     except Exception as e:  # an object's own __reduce__ or __getstate__ failed
         raise SerializationError(f"cannot serialize object of type {type(obj).__qualname__}: {e!r}") from e
+    if _MAIN_MODULE in header:  # names something of __main__ (or a string that says so: harmless)
+        buffers = []
+        header = _cloudpickle_dumps(obj, buffers, None)
     try:
         return header, [b.raw() for b in buffers]
     except BufferError as e:  # pragma: no cover - pickle only emits contiguous buffers
         raise SerializationError(f"cannot serialize {type(obj).__name__}: {e}") from e
 
 
-def _cloudpickle_dumps(obj: Any, buffers: list, plain_error: Exception) -> bytes:
+def _cloudpickle_dumps(obj: Any, buffers: list, plain_error: Exception | None) -> bytes:
     import cloudpickle
 
     try:
         return cloudpickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
     except Exception as e:
-        raise SerializationError(
-            f"cannot serialize object of type {type(obj).__qualname__}: {e} "
-            f"(plain pickle said: {plain_error})"
-        ) from e
+        said = f" (plain pickle said: {plain_error})" if plain_error is not None else ""
+        raise SerializationError(f"cannot serialize object of type {type(obj).__qualname__}: {e}{said}") from e
 
 
 def deserialize(header: bytes | bytearray | memoryview, buffers: list | tuple = ()) -> Any:

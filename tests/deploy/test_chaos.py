@@ -177,8 +177,7 @@ def test_an_io_process_killed_during_a_transfer_leaves_the_job_right(cluster, se
         assert not future.done(), "the job did not need to read from the stopped IO process"
     finally:
         io.kill()
-    future.result(120)
-    np.testing.assert_allclose(session.fetch(future.result()), (x @ x).sum(axis=0), rtol=1e-10)
+    np.testing.assert_allclose(future.result(120), (x @ x).sum(axis=0), rtol=1e-10)
     assert cluster.io_process(owner).pid != io.pid  # the worker's main pool started it again
     cluster.wait_worker(owner.address, "alive", pid=owner.process.pid)  # and the worker was never lost
 

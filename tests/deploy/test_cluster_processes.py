@@ -118,8 +118,7 @@ def test_a_job_without_workers_says_so_then_runs_once_one_joins(tmp_path):
             time.sleep(1.0)
             assert not future.done()
             worker = start_worker(address, "--n-cpu", "1")
-            result = future.result(60)
-            np.testing.assert_array_equal(sess.fetch(result), np.arange(6) * 2)
+            np.testing.assert_array_equal(future.result(60), np.arange(6) * 2)
     finally:
         if worker is not None:
             worker.stop()

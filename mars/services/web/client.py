@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import ssl as ssl_lib
 import threading
@@ -35,6 +36,8 @@ from .wire import (
     read_body,
     unpack,
 )
+
+logger = logging.getLogger(__name__)
 
 #: replies are not limited in size: the client asked for them
 _NO_LIMIT = 1 << 62
@@ -148,13 +151,16 @@ class WebClient:
             ) as resp:
                 return await _reply(resp)
         except aiohttp.ClientSSLError as e:
+            logger.debug("%s %s%s failed", method, self.url, path, exc_info=True)
             raise WebConnectionError(
                 f"TLS with the mars web service at {self.url} failed: {e}. Does this client trust the CA that "
                 f"signed the server's certificate? Pass ssl=ssl.create_default_context(cafile=...) or set "
                 f"${TLS_CA_ENV} to that CA's file"
-            ) from e
+            ) from None
         except aiohttp.ClientConnectionError as e:
-            raise WebConnectionError(f"cannot reach the mars web service at {self.url}: {e}") from e
+            # the message says what was tried and why; aiohttp's frames are kept for debug logging only
+            logger.debug("%s %s%s failed", method, self.url, path, exc_info=True)
+            raise WebConnectionError(f"cannot reach the mars web service at {self.url}: {e}") from None
         except asyncio.TimeoutError as e:
             raise TimeoutError(f"{method} {self.url}{path}: no answer within {self.timeout + wait:g} s") from e
 
