@@ -168,17 +168,22 @@ class ClusterSession:
         self._end = weakref.finalize(self, _end_session, self._backend, self.session_id)
 
     # ----------------------------------------------------------------- public
-    def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None, **kw: Any) -> Any:
-        """Run ``tileables`` together on the cluster; returns them (one, or a list)."""
+    def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None,
+                name: str | None = None, **kw: Any) -> Any:
+        """Run ``tileables`` together on the cluster; returns them (one, or a list).
+
+        ``name`` is what the dashboard lists the task as (else its chain of operations).
+        """
         self._check_open()
         if kw:
             raise TypeError(f"execute() got unexpected arguments {sorted(kw)}")
         ret = tileables[0] if len(tileables) == 1 else list(tileables)
         datas = [as_data(t) for t in tileables]
         if wait:
-            self._run(datas, show_progress, None)
+            self._run(datas, show_progress, None, name)
             return ret
-        return run_in_background(self._run, datas, show_progress, lambda: self.fetch(*tileables))
+        return run_in_background(lambda d, p, c: self._run(d, p, c, name), datas, show_progress,
+                                 lambda: self.fetch(*tileables))
 
     def fetch(self, *tileables: Any) -> Any:
         """The values of ``tileables`` (executing any not yet executed)."""
@@ -230,7 +235,8 @@ class ClusterSession:
             raise RuntimeError("this session is closed; make a new one with mars.new_session(address)")
 
     # ----------------------------------------------------------------- running
-    def _run(self, datas: list[TileableData], show_progress: bool | None, cancel: threading.Event | None) -> None:
+    def _run(self, datas: list[TileableData], show_progress: bool | None, cancel: threading.Event | None,
+             name: str | None = None) -> None:
         self._check_open()
         todo = [d for d in datas if d not in self._held]
         if not todo:
@@ -240,7 +246,7 @@ class ClusterSession:
             progress = _Progress(show_progress)
             try:
                 with _held_as_data_only(todo, self._held):
-                    first = self._backend.call("submit_and_wait", self.session_id, todo, 0.05)
+                    first = self._backend.call("submit_and_wait", self.session_id, todo, 0.05, name)
                 info = self._wait(first, progress, cancel)
             finally:
                 progress.close()

@@ -103,8 +103,12 @@ class Session:
         self._running = 0
 
     # ----------------------------------------------------------------- public
-    def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None, **kw: Any) -> Any:
-        """Run ``tileables`` together (shared work runs once); returns them (one, or a list)."""
+    def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None,
+                name: str | None = None, **kw: Any) -> Any:
+        """Run ``tileables`` together (shared work runs once); returns them (one, or a list).
+
+        ``name`` names the task on a cluster's dashboard; this in-process session has none to show it on.
+        """
         self._check_open()
         if kw:
             raise TypeError(f"execute() got unexpected arguments {sorted(kw)}")

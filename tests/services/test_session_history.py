@@ -64,3 +64,30 @@ def test_the_history_keeps_the_last_n_and_a_reopened_id_is_live_again():
     assert SessionHistory(0).summaries() == []
     with pytest.raises(ValueError, match="history size must be >= 0, got -1"):
         SessionHistory(-1)
+
+
+def test_execute_name_is_the_tasks_name_and_a_bad_one_is_refused(cluster):
+    with mars.new_session(cluster.supervisor.address, default=False) as sess:
+        t = (mt.arange(8, chunk_size=3) + 1).sum()
+        sess.execute(t, name="nightly sums")
+        assert [x.name for x in _api(cluster, "list_tasks", sess.session_id)] == ["nightly sums"]
+        with pytest.raises(ValueError, match="a task name must be 1-200 printable characters"):
+            sess.execute(mt.ones(3) * 2, name="bad\nname")
+    with mars.new_session() as local:  # the in-process session takes it too, and has no dashboard
+        assert local.execute(mt.ones(3).sum(), name="ignored").fetch() == 3
+
+
+async def test_a_name_travels_through_the_web_api_and_a_bad_one_is_a_400():
+    from mars.services.session.mock import MockSessionAPI
+    from mars.services.web import WebClient, start_web_server
+    from mars.services.web.wire import BadRequest
+
+    async with await start_web_server("127.0.0.1", 0, ["sup:1"], MockSessionAPI) as server:
+        async with WebClient(server.url) as client:
+            sid = await client.create_session()
+            info = await client.submit_and_wait(sid, [mt.ones(4).sum()], 5.0, name="weekly / report")
+            assert info.name == "weekly / report"
+            tid = await client.submit(sid, [mt.ones(4).sum()])
+            assert (await client.get_task(sid, tid)).name == "TensorFull → TensorSum"
+            with pytest.raises(BadRequest, match="a task name must be"):
+                await client.submit(sid, [mt.ones(4).sum()], name="x" * 201)

@@ -78,13 +78,17 @@ class SessionAPI:
             out.extend(await mo.ActorRef(address, SESSION_MANAGER_UID).list_sessions())
         return out
 
-    async def submit(self, session_id: str, tileables: list) -> str:
-        """Start a task computing ``tileables`` (tileable data objects); returns its id."""
-        return await self._call(session_id, "submit", tileables)
+    async def submit(self, session_id: str, tileables: list, name: str | None = None) -> str:
+        """Start a task computing ``tileables`` (tileable data objects); returns its id.
 
-    async def submit_and_wait(self, session_id: str, tileables: list, wait: float) -> TaskInfo:
+        ``name`` is what the dashboard shows for it (else one made from its operations).
+        """
+        return await self._call(session_id, "submit", tileables, name)
+
+    async def submit_and_wait(self, session_id: str, tileables: list, wait: float,
+                              name: str | None = None) -> TaskInfo:
         """Start a task and wait up to ``wait`` seconds for it: a small job is one round trip."""
-        return await self._call(session_id, "submit_and_wait", tileables, wait)
+        return await self._call(session_id, "submit_and_wait", tileables, wait, name)
 
     async def get_task(self, session_id: str, task_id: str, wait: float = 0.0) -> TaskInfo:
         """The task's state; waits up to ``wait`` seconds for it to finish first.

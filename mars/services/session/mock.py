@@ -32,7 +32,7 @@ from ...serialization import deserialize, serialize
 from ..cluster.core import ALIVE, WorkerInfo, WorkerStatus
 from ..cluster.diagnostics import install_log_ring, thread_stacks
 from ..errors import DataNotFound, NodeNotFound, SessionNotFound, TaskCancelled, TaskNotFound
-from ..task.naming import task_name
+from ..task.naming import check_task_name, task_name
 from ..task.api import ChunkResult, TaskInfo, TaskStatus, TileableResult
 from ..task.graphview import TaskGraph
 
@@ -264,7 +264,7 @@ class MockSessionAPI:
             for s in self._sessions.values()
         ]
 
-    async def submit(self, session_id: str, tileables: list) -> str:
+    async def submit(self, session_id: str, tileables: list, name: str | None = None) -> str:
         """Start computing ``tileables`` (tileable data objects); returns the task id."""
         sess = self._session(session_id)
         datas = [t.data if isinstance(t, Tileable) else t for t in tileables]
@@ -275,7 +275,7 @@ class MockSessionAPI:
         header, buffers = serialize(datas)
         datas = deserialize(header, buffers)
         task_id = uuid.uuid4().hex
-        info = TaskInfo(task_id, session_id, TaskStatus.running, start_time=time.time(), name=task_name(datas))
+        info = TaskInfo(task_id, session_id, TaskStatus.running, start_time=time.time(), name=check_task_name(name) or task_name(datas))
         info.tileable_progress = {d.key: 0.0 for d in datas}
         loop = asyncio.get_running_loop()
         sess.tasks[task_id] = info

@@ -16,6 +16,23 @@ MOST_OPS = 6
 MOST_TARGETS = 3
 
 
+#: the longest name a caller may give a task
+MAX_NAME = 200
+
+
+def check_task_name(name: Any) -> str | None:
+    """``name`` as given to ``execute(name=...)``: None, or a string of 1 to 200 printable characters.
+
+    >>> check_task_name("nightly report")
+    'nightly report'
+    """
+    if name is None:
+        return None
+    if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME or not name.isprintable():
+        raise ValueError(f"a task name must be 1-{MAX_NAME} printable characters, got {str(name)[:50]!r}")
+    return name
+
+
 def task_name(targets: Sequence[Any]) -> str:
     """The name of a task computing ``targets`` (tileable data objects).
 

@@ -107,8 +107,9 @@ class SessionProcessor:
         self.lineage: dict[str, ChunkData] = {}
 
     # ------------------------------------------------------------------ tasks
-    def submit(self, targets: list[TileableData]) -> str:
-        task = TaskRecord(uuid.uuid4().hex[:16], list(targets), name=task_name(targets))
+    def submit(self, targets: list[TileableData], name: str | None = None) -> str:
+        """Start a task computing ``targets``; ``name`` (else one made from them) is what the dashboard shows."""
+        task = TaskRecord(uuid.uuid4().hex[:16], list(targets), name=name or task_name(targets))
         task.graph = TaskGraph(task.targets)
         self.tasks[task.task_id] = task
         self._spawn(self._run_task(task))

@@ -8,6 +8,7 @@ from ... import oscar as mo
 from ...core.entity import TileableData
 from ..execution.api import SubtaskReport
 from .api import TaskInfo
+from .naming import check_task_name
 from .processor import SessionProcessor, TaskConfig
 
 
@@ -32,14 +33,14 @@ class TaskManagerActor(mo.Actor):
         return self._proc
 
     @mo.no_lock
-    def submit(self, tileables: list[TileableData]) -> str:
+    def submit(self, tileables: list[TileableData], name: str | None = None) -> str:
         if not isinstance(tileables, (list, tuple)) or not all(isinstance(t, TileableData) for t in tileables):
             raise TypeError(f"submit takes a list of tileable data objects, got {type(tileables).__name__}")
-        return self.proc.submit(list(tileables))
+        return self.proc.submit(list(tileables), check_task_name(name))
 
     @mo.no_lock
-    async def submit_and_wait(self, tileables: list[TileableData], wait: float) -> TaskInfo:
-        return await self.proc.wait(self.submit(tileables), float(wait))
+    async def submit_and_wait(self, tileables: list[TileableData], wait: float, name: str | None = None) -> TaskInfo:
+        return await self.proc.wait(self.submit(tileables, name), float(wait))
 
     @mo.no_lock
     async def get_task(self, task_id: str, wait: float = 0.0) -> TaskInfo:

@@ -183,16 +183,18 @@ class WebClient:
         return await self._request("GET", "/api/sessions")  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ tasks
-    async def submit(self, session_id: str, tileables: list) -> str:
+    async def submit(self, session_id: str, tileables: list, name: str | None = None) -> str:
         """Start a task computing ``tileables``; returns its id."""
         body = await pack_joined([t.data if isinstance(t, Tileable) else t for t in tileables])
-        reply = await self._request("POST", f"/api/sessions/{_q(session_id)}/tasks", data=body)
+        path = f"/api/sessions/{_q(session_id)}/tasks" + (f"?name={_q(name)}" if name else "")
+        reply = await self._request("POST", path, data=body)
         return reply["task_id"]  # type: ignore[no-any-return]
 
-    async def submit_and_wait(self, session_id: str, tileables: list, wait: float) -> TaskInfo:
+    async def submit_and_wait(self, session_id: str, tileables: list, wait: float,
+                              name: str | None = None) -> TaskInfo:
         """Submit and wait up to ``wait`` seconds, in one round trip: a small job's values come inline."""
         body = await pack_joined([t.data if isinstance(t, Tileable) else t for t in tileables])
-        path = f"/api/sessions/{_q(session_id)}/tasks?wait={wait!r}"
+        path = f"/api/sessions/{_q(session_id)}/tasks?wait={wait!r}" + (f"&name={_q(name)}" if name else "")
         return await self._request("POST", path, data=body, binary=True, wait=wait)  # type: ignore[no-any-return]
 
     async def get_task(self, session_id: str, task_id: str, wait: float = 0.0) -> TaskInfo:
@@ -305,11 +307,12 @@ class SyncWebClient:
     def list_sessions(self) -> list[dict]:
         return self.call(self.client.list_sessions)  # type: ignore[no-any-return]
 
-    def submit(self, session_id: str, tileables: Sequence) -> str:
-        return self.call(self.client.submit, session_id, list(tileables))  # type: ignore[no-any-return]
+    def submit(self, session_id: str, tileables: Sequence, name: str | None = None) -> str:
+        return self.call(self.client.submit, session_id, list(tileables), name)  # type: ignore[no-any-return]
 
-    def submit_and_wait(self, session_id: str, tileables: Sequence, wait: float) -> TaskInfo:
-        return self.call(self.client.submit_and_wait, session_id, list(tileables), wait)  # type: ignore[no-any-return]
+    def submit_and_wait(self, session_id: str, tileables: Sequence, wait: float, name: str | None = None) -> TaskInfo:
+        return self.call(self.client.submit_and_wait, session_id, list(tileables), wait,  # type: ignore[no-any-return]
+                         name)
 
     def get_task(self, session_id: str, task_id: str, wait: float = 0.0) -> TaskInfo:
         return self.call(self.client.get_task, session_id, task_id, wait)  # type: ignore[no-any-return]

@@ -22,6 +22,7 @@ from ...oscar.errors import RemoteError
 from ...serialization import deserialize, serialize
 from ..errors import SessionNotFound
 from ..task.api import TaskInfo
+from ..task.naming import check_task_name
 from .wire import BINARY, JOIN_BELOW, JSON, BadRequest, minus_each, pack, read_body, unpack
 
 API_KEY: web.AppKey[Any] = web.AppKey("mars_session_api", object)
@@ -181,9 +182,13 @@ async def delete_session(request: web.Request) -> web.StreamResponse:
 async def submit(request: web.Request) -> web.StreamResponse:
     sid = request.match_info["sid"]
     wait = _wait(request)  # checked before anything runs
+    try:
+        name = check_task_name(request.query.get("name"))
+    except ValueError as e:
+        raise BadRequest(str(e)) from None
     tileables = _tileables(await unpack(await _body(request)))
     api = _api(request)
-    task_id = await api.submit(sid, tileables)
+    task_id = await api.submit(sid, tileables, name)
     return await _tasks_reply(request, await api.get_task(sid, task_id, wait))
 
 
