@@ -22,6 +22,7 @@ import os
 import socket
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any, Iterator
@@ -37,10 +38,13 @@ from .progress import Progress as _Progress
 from .services.session.api import SessionAPI
 from .services.task.api import TaskInfo, TaskStatus
 from .services.web.client import SyncWebClient
+from .services.web.wire import SupervisorUnavailable
 from .session import run_in_background
 
 logger = logging.getLogger(__name__)
 
+#: how long a new session waits for a web service's supervisor that is not up yet
+SUPERVISOR_WAIT = 30.0
 #: how long one wait on the cluster lasts before the progress bar is redrawn
 _POLL_SECONDS = 0.5
 
@@ -151,7 +155,7 @@ class ClusterSession:
         self.address = address
         self._backend = _backend_for(address, token)
         try:
-            self.session_id = self._backend.call("create_session", session_id)
+            self.session_id = self._create_session(session_id)
         except ConnectionError as e:
             self._backend.close()
             raise _unreachable(address, e) from None
@@ -166,6 +170,22 @@ class ClusterSession:
         self._releaser: threading.Thread | None = None
         # a client that exits (or drops the session) without close() still frees its data on the cluster
         self._end = weakref.finalize(self, _end_session, self._backend, self.session_id)
+
+    def _create_session(self, session_id: str | None) -> str:
+        """A new session; while the web service answers that its supervisor is not up yet, wait for it."""
+        deadline = time.monotonic() + SUPERVISOR_WAIT
+        said = False
+        while True:
+            try:
+                return self._backend.call("create_session", session_id)  # type: ignore[no-any-return]
+            except SupervisorUnavailable:
+                if time.monotonic() > deadline:
+                    raise
+                if not said:
+                    print(f"mars: waiting for the supervisor behind {self.address}: it may be starting "
+                          f"(up to {SUPERVISOR_WAIT:g} s)", file=sys.stderr, flush=True)
+                    said = True
+                time.sleep(0.5)
 
     # ----------------------------------------------------------------- public
     def execute(self, *tileables: Any, wait: bool = True, show_progress: bool | None = None,

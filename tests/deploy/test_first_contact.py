@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 import traceback
 
 import numpy as np
@@ -201,3 +202,37 @@ def test_nothing_listening_is_one_line_saying_what_was_tried(address):
     message = _one_line_error(address, ConnectionError)
     assert "127.0.0.1:1" in message
     assert "refused" in message.lower() or "failed" in message.lower(), message
+
+
+def test_a_client_of_mars_web_waits_for_a_supervisor_that_is_starting():
+    """mars-web up first (the legacy roles start in any order): a new session waits, with a message, then runs."""
+    import concurrent.futures
+    import socket
+
+    from process_nodes import Node
+
+    def free_port() -> int:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    env = {"MARS_TOKEN": "first-contact-web-token"}
+    sup_port = free_port()
+    web = Node("web", "-H", "127.0.0.1", "-p", "0", "-s", f"127.0.0.1:{sup_port}", env=env)
+    sup = worker = None
+    try:
+        url = web.wait_for("Mars Web started at").rsplit(" ", 1)[1]
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            opening = pool.submit(mars.new_session, url, default=False)
+            time.sleep(1.5)
+            assert not opening.done()  # waiting, not failed
+            sup = Node("supervisor", "-H", "127.0.0.1", "-p", str(sup_port), "-w", "0", env=env)
+            sup.wait_for("Mars supervisor started at")
+            worker = Node("worker", "-H", "127.0.0.1", "-s", f"127.0.0.1:{sup_port}", "--n-cpu", "1", env=env)
+            worker.wait_for("Mars worker started at")
+            with opening.result(60) as sess:
+                assert sess.run(mt.arange(5, chunk_size=2).sum()) == 10
+    finally:
+        for node in (worker, sup, web):
+            if node is not None:
+                node.stop()

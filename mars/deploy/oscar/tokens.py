@@ -92,6 +92,7 @@ async def joining_token(config: dict, supervisors: list[str], what: str) -> str 
     if token is not None or _insecure(config, what):
         return token
     deadline = time.monotonic() + TOKEN_WAIT
+    said = False
     while True:
         for address in supervisors:
             token = tokenfile.find_token(address)
@@ -100,6 +101,10 @@ async def joining_token(config: dict, supervisors: list[str], what: str) -> str 
         if time.monotonic() > deadline or not any(tokenfile.is_this_host(a.rsplit(":", 1)[0])
                                                   for a in supervisors):
             break
+        if not said:
+            logger.warning("%s waits for the supervisor at %s to start (up to %g s for its token)", what,
+                           ", ".join(supervisors), TOKEN_WAIT)
+            said = True
         await asyncio.sleep(0.2)
     raise ValueError(
         f"no token for the cluster at {', '.join(supervisors)}: a supervisor on this host started by this user "

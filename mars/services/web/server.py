@@ -19,11 +19,12 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from aiohttp import web
 
+from ...oscar.errors import ServerClosed
 from ..session.api import SessionAPI
 from . import dashboard, guard
 from .routes import API_KEY, BODY_LIMIT_KEY, BODY_TYPES, SUPERVISORS_KEY, routes
 from .site import DeadlineSite
-from .wire import Unauthorized, WebError, error_json, status_of
+from .wire import SupervisorUnavailable, Unauthorized, WebError, error_json, status_of
 
 logger = logging.getLogger(__name__)
 
@@ -200,6 +201,11 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
         message = f"no route {request.method} {request.path} (see docs/web-api.md)" if e.status == 404 else e.reason
         body = {"error": {"type": name, "message": message, "traceback": ""}}
         return web.json_response(body, status=e.status)
+    except ServerClosed as e:  # a supervisor not (yet, or any longer) there: no server stack explains that
+        logger.warning("%s %s: the supervisor cannot be reached: %s", request.method, request.path, e)
+        unavailable = SupervisorUnavailable(f"the cluster's supervisor cannot be reached ({e}): it may be "
+                                            "starting, or have stopped")
+        return web.json_response(error_json(unavailable, with_traceback=False), status=503)
     except Exception as e:
         status = status_of(e)
         if status >= 500:

@@ -63,6 +63,10 @@ class PayloadTooLarge(WebError, ValueError):
     """A request body was larger than the server accepts (HTTP 413)."""
 
 
+class SupervisorUnavailable(WebError, ConnectionError):
+    """The web service is up but cannot reach the cluster's supervisor: starting, or gone (HTTP 503)."""
+
+
 class WebConnectionError(WebError, ConnectionError):
     """The web service could not be reached, or dropped the connection."""
 
@@ -190,6 +194,7 @@ STATUS_OF = {
     "UnsupportedMediaType": 415,
     "TaskCancelled": 409,
     "NoWorkersError": 503,
+    "SupervisorUnavailable": 503,
 }
 
 _WEB_ERRORS: dict[str, type[BaseException]] = {
@@ -198,6 +203,7 @@ _WEB_ERRORS: dict[str, type[BaseException]] = {
     "PayloadTooLarge": PayloadTooLarge,
     "Forbidden": Forbidden,
     "UnsupportedMediaType": UnsupportedMediaType,
+    "SupervisorUnavailable": SupervisorUnavailable,
     "NotFound": WebError,
     "MethodNotAllowed": WebError,
 }
