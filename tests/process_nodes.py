@@ -19,6 +19,7 @@ the benchmark loads this file by its path.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -29,7 +30,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 import psutil
@@ -183,6 +184,20 @@ def start_workers(supervisors: str, n: int, *extra: str, log: TextIO | None = No
 def start_worker(supervisors: str, *extra: str, log: TextIO | None = None) -> Node:
     """One worker, as :func:`start_workers` starts them."""
     return start_workers(supervisors, 1, *extra, log=log)[0]
+
+
+@contextlib.contextmanager
+def one_worker_cluster(*worker_flags: str) -> Iterator[tuple[str, Node]]:
+    """A supervisor and one worker started with ``worker_flags``: (the web URL, the worker), stopped after."""
+    sup, address, url = start_supervisor()
+    try:
+        worker = start_worker(address, *worker_flags)
+        try:
+            yield url, worker
+        finally:
+            worker.stop()
+    finally:
+        sup.stop()
 
 
 class ProcessCluster:

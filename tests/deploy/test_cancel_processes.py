@@ -19,18 +19,15 @@ import pytest
 import mars
 import mars.dataframe as md
 import mars.tensor as mt
-from process_nodes import api_get, start_supervisor, start_worker
+from process_nodes import api_get, one_worker_cluster
 
 pytestmark = pytest.mark.timeout(180)
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    sup, address, url = start_supervisor()
-    worker = start_worker(address, "--n-cpu", "1", "--n-io-process", "0")
-    yield url, worker
-    worker.stop()
-    sup.stop()
+    with one_worker_cluster("--n-cpu", "1", "--n-io-process", "0") as (url, worker):
+        yield url, worker
 
 
 def _stuck_job(started: str, seconds: float = 120.0):

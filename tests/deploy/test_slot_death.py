@@ -20,7 +20,7 @@ import time
 import pandas as pd
 import psutil
 import pytest
-from process_nodes import start_supervisor, start_worker
+from process_nodes import one_worker_cluster, start_supervisor, start_worker
 
 import mars
 import mars.dataframe as md
@@ -31,11 +31,8 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture(scope="module")
 def cluster():
-    sup, address, url = start_supervisor()
-    worker = start_worker(address, "--n-cpu", "1", "--n-io-process", "0")
-    yield url, worker
-    worker.stop()
-    sup.stop()
+    with one_worker_cluster("--n-cpu", "1", "--n-io-process", "0") as (url, worker):
+        yield url, worker
 
 
 def _frame() -> pd.DataFrame:
