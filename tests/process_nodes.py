@@ -43,11 +43,13 @@ class Node:
     """A ``mars-<role>`` process; ``output`` holds every line it printed so far (also copied to ``log``).
 
     The node runs with this process's environment less ``MARS_TOKEN`` (a token
-    only where a test passes ``--token``), plus ``env``.
+    only where a test passes ``--token``), plus ``env``. ``package`` holds the
+    role's module: ``mars.deploy.kubernetes`` starts it as a pod's command does.
     """
 
-    def __init__(self, role: str, *args: str, env: Mapping[str, str] | None = None, log: TextIO | None = None):
-        cmd = [sys.executable, "-m", f"mars.deploy.oscar.{role}", *args]
+    def __init__(self, role: str, *args: str, env: Mapping[str, str] | None = None, log: TextIO | None = None,
+                 package: str = "mars.deploy.oscar"):
+        cmd = [sys.executable, "-m", f"{package}.{role}", *args]
         full_env = {k: v for k, v in os.environ.items() if k != "MARS_TOKEN"}
         full_env.update(env or {})
         self.role = role

@@ -40,6 +40,13 @@ BODY_TYPES: dict[tuple[str, str], str] = {
     ("POST", "/api/sessions/{sid}/fetch"): JSON,
     ("POST", "/api/sessions/{sid}/release"): JSON,
 }
+#: paths answered without the cluster's token: a liveness or readiness probe has none, and they reveal nothing
+PROBE_PATHS = frozenset({"/api/health"})
+
+
+def is_probe(request: web.Request) -> bool:
+    """Whether ``request`` is a probe's (served to anyone: the answer says only that the server is up)."""
+    return request.method in ("GET", "HEAD") and request.path in PROBE_PATHS
 
 
 # ---------------------------------------------------------------------- request parts
@@ -234,6 +241,13 @@ async def release(request: web.Request) -> web.StreamResponse:
 
 
 # ---------------------------------------------------------------------- cluster
+@routes.get("/api/health")
+async def health(request: web.Request) -> web.StreamResponse:
+    # answers while this process serves: it asks no supervisor, so a probe of mars-web does not
+    # restart it while its supervisors are away (workers and clients retry those themselves)
+    return web.json_response({"status": "ok"})
+
+
 @routes.get("/api/cluster/workers")
 async def workers(request: web.Request) -> web.StreamResponse:
     return web.json_response(await _api(request).get_workers())

@@ -22,7 +22,7 @@ from aiohttp import web
 from ...oscar.errors import ServerClosed
 from ..session.api import SessionAPI
 from . import dashboard, guard
-from .routes import API_KEY, BODY_LIMIT_KEY, BODY_TYPES, SUPERVISORS_KEY, routes
+from .routes import API_KEY, BODY_LIMIT_KEY, BODY_TYPES, SUPERVISORS_KEY, is_probe, routes
 from .site import DeadlineSite
 from .wire import SupervisorUnavailable, Unauthorized, WebError, error_json, status_of
 
@@ -225,6 +225,8 @@ def _auth(token: str) -> Any:
 
     @web.middleware
     async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if is_probe(request):
+            return await handler(request)
         if dashboard.is_public(request):
             resp = await handler(request)
             offered = request.query.get("token")
