@@ -239,7 +239,8 @@ def run_fuzz(env: Env, test: Callable[[], None], caplog: Any = None) -> None:
 # ---------------------------------------------------------------------- which requests may succeed
 ALWAYS_OK = {("GET", "/api/sessions"), ("GET", "/api/cluster"), ("GET", "/api/cluster/workers"),
              ("GET", "/api/cluster/supervisors"), ("GET", "/"), ("GET", "/index.html"), ("GET", "/favicon.ico"),
-             ("DELETE", "/api/sessions/{sid}")}  # deleting a session that is not held is no error
+             ("DELETE", "/api/sessions/{sid}"),  # deleting a session that is not held is no error
+             ("GET", "/api/health")}
 
 
 def is_valid(env: Env, call: Call, reply: Reply) -> bool:
@@ -487,12 +488,18 @@ BAD_CREDENTIALS = [{}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Be
                    {"Authorization": f"Bearer {TOKEN.upper()}"}]
 BAD_QUERIES = ["", "token=", "token=wrong", f"token={TOKEN}%00", f"token={TOKEN[:-1]}", f"Token={TOKEN}"]
 PUBLIC_TYPES = {"text/html", "text/javascript", "text/css", "image/svg+xml"}
+#: what a probe's answer may be, served without the token: that the server is up, nothing else
+PROBE = b'{"status": "ok"}'
 
 
 def is_public(req: Req) -> bool:
     path = urllib.parse.unquote(req.path)
     dashboard = path in ("/", "/index.html", "/favicon.ico") or path.startswith("/static/")
     return req.method in ("GET", "HEAD") and dashboard
+
+
+def is_probe(req: Req, reply: Reply) -> bool:
+    return req.method in ("GET", "HEAD") and req.path == "/api/health" and reply.body in (PROBE, b"")
 
 
 def refused_before_the_token(call: Call, req: Req, reply: Reply) -> bool:
@@ -517,8 +524,8 @@ def test_without_the_token_everything_but_the_dashboard_files_is_401(env, caplog
         if refused_before_the_token(call, req, reply):
             assert_error_body(reply, req)
             return
-        if reply.status == 200:  # only the dashboard's files are served without the token, never API data
-            assert is_public(req) and reply.content_type in PUBLIC_TYPES, (reply, req)
+        if reply.status == 200:  # only the dashboard's files and the probe are served without the token, never data
+            assert (is_public(req) and reply.content_type in PUBLIC_TYPES) or is_probe(req, reply), (reply, req)
         elif reply.status == 404 and is_public(req):
             assert_error_body(reply, req)
         else:
