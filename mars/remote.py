@@ -32,7 +32,6 @@ from .core.entity import TileableData, has_unknown
 from .core.operator import HeldData, held_chunks, retiled_unless_held
 from .core.tiling import as_data
 from .oscar import close_connections, get_token, set_token
-from .oscar.tls import client_context
 from .oscar.tokenfile import find_token
 from .progress import Progress as _Progress
 from .services.session.api import SessionAPI
@@ -107,8 +106,7 @@ class _WebBackend:
         if token is None and "token=" not in url:
             # an argument, then the URL, then what the supervisor left on this host, then the environment
             token = find_token(url) or os.environ.get("MARS_TOKEN") or None
-        # the CA of this process's TLS settings (set_tls, MARS_TLS_CA), else the system's roots
-        self._client = SyncWebClient(url, token=token, ssl=client_context() if url.startswith("https://") else None)
+        self._client = SyncWebClient(url, token=token)  # https: checked as this process's TLS settings say
 
     def call(self, method: str, *args: Any) -> Any:
         return self._client.call(getattr(self._client.client, method), *args)

@@ -66,16 +66,24 @@ def _client_context(ca: str | None) -> ssl.SSLContext:
     return ctx
 
 
+#: names the CA file (PEM) a process that was given no TLS settings checks servers against
+TLS_CA_ENV = "MARS_TLS_CA"
+
+
 def _from_env() -> TLSConfig | None:
-    ca = os.environ.get("MARS_TLS_CA") or None
-    return TLSConfig(ca=ca) if ca else None
+    ca = os.environ.get(TLS_CA_ENV) or None
+    if ca is None:
+        return None
+    if not os.path.isfile(ca):
+        raise ValueError(f"${TLS_CA_ENV} must name a PEM file of CA certificates, got {ca!r}: no such file")
+    return TLSConfig(ca=ca)
 
 
-_tls: TLSConfig | None = _from_env()
+_tls: TLSConfig | None = None
 
 
 def set_tls(config: TLSConfig | None) -> None:
-    """Use ``config`` for this process's TCP connections (None: plain TCP)."""
+    """Use ``config`` for this process's TLS connections (None: back to ``$MARS_TLS_CA``, if set, else plain TCP)."""
     global _tls
     if config is not None and not isinstance(config, TLSConfig):
         raise TypeError(f"config must be a TLSConfig or None, got {config!r}")
@@ -83,10 +91,12 @@ def set_tls(config: TLSConfig | None) -> None:
 
 
 def get_tls() -> TLSConfig | None:
-    """The TLS settings of this process's TCP connections, if any."""
-    return _tls
+    """The TLS settings of this process's connections: set by :func:`set_tls`, else from ``$MARS_TLS_CA``."""
+    return _tls if _tls is not None else _from_env()
 
 
 def client_context() -> ssl.SSLContext | None:
-    """The context TCP connections of this process open with (None: plain TCP)."""
-    return _tls.client_context() if _tls is not None else None
+    """The context this process's TLS connections open with (TCP between pools, https to the web service);
+    None: plain TCP, and the system's trusted roots for https."""
+    tls = get_tls()
+    return tls.client_context() if tls is not None else None

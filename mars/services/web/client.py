@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import ssl as ssl_lib
 import threading
 import weakref
@@ -23,6 +22,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 import aiohttp
 
 from ...core.entity import Tileable
+from ...oscar.tls import client_context
 from ..errors import SessionNotFound
 from ..task.api import TaskInfo
 from .wire import (
@@ -41,8 +41,6 @@ logger = logging.getLogger(__name__)
 
 #: replies are not limited in size: the client asked for them
 _NO_LIMIT = 1 << 62
-#: names a CA file (PEM) that clients trust for https:// URLs, when not given an ssl context
-TLS_CA_ENV = "MARS_TLS_CA"
 
 
 def split_url(url: str) -> tuple[str, str | None]:
@@ -65,7 +63,8 @@ def _q(part: str) -> str:
 
 
 def tls_context(ssl: ssl_lib.SSLContext | None = None) -> ssl_lib.SSLContext | None:
-    """``ssl``, else a context trusting the CA file that ``$MARS_TLS_CA`` names, else None (the system's CAs).
+    """``ssl``, else the process's TLS settings (:func:`mars.oscar.set_tls`, else ``$MARS_TLS_CA``), else None
+    (the system's CAs).
 
     >>> tls_context() is None or isinstance(tls_context(), ssl_lib.SSLContext)
     True
@@ -74,13 +73,7 @@ def tls_context(ssl: ssl_lib.SSLContext | None = None) -> ssl_lib.SSLContext | N
         if not isinstance(ssl, ssl_lib.SSLContext):
             raise TypeError(f"ssl must be an ssl.SSLContext, got {type(ssl).__name__}")
         return ssl
-    cafile = os.environ.get(TLS_CA_ENV)
-    if not cafile:
-        return None
-    try:
-        return ssl_lib.create_default_context(cafile=cafile)
-    except (OSError, ssl_lib.SSLError) as e:
-        raise ValueError(f"${TLS_CA_ENV} must name a readable PEM file of CA certificates, got {cafile!r}: {e}") from e
+    return client_context()
 
 
 class WebClient:
@@ -155,7 +148,7 @@ class WebClient:
             raise WebConnectionError(
                 f"TLS with the mars web service at {self.url} failed: {e}. Does this client trust the CA that "
                 f"signed the server's certificate? Pass ssl=ssl.create_default_context(cafile=...) or set "
-                f"${TLS_CA_ENV} to that CA's file"
+                "$MARS_TLS_CA to that CA's file"
             ) from None
         except aiohttp.ClientConnectionError as e:
             # the message says what was tried and why; aiohttp's frames are kept for debug logging only
