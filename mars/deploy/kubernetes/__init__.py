@@ -27,6 +27,10 @@ MARS_TOKEN_FILE                             ``--token-file``              all
 ==========================================  ============================  ===================
 
 ``MARS_TOKEN`` needs no flag: the nodes read it themselves (docs/security.md).
+
+From Python: :func:`new_cluster` starts a cluster on Kubernetes through the
+official client (the ``[kubernetes]`` extra, imported only then), and
+:func:`manifests` prints the same objects, or a KubeDL ``MarsJob``, as YAML.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..oscar.cmdline import main as _cmdline_main
+from .client import KubernetesCluster, new_cluster  # noqa: F401 - the package's API
+from .objects import manifests  # noqa: F401 - the package's API
 
 _ALL = ("supervisor", "scheduler", "worker", "web")
 _SUPERVISOR_ROLES = ("supervisor", "scheduler")
