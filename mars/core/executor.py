@@ -19,6 +19,7 @@ import threading
 import time
 from typing import Any, Callable, MutableMapping, Sequence
 
+from .device import run_op
 from .graph import Subtask, index_graph
 
 
@@ -158,7 +159,7 @@ class _Run:
     def _execute(self, st: Subtask) -> Any:
         # inputs cannot be freed while this subtask is pending, so reading without the lock is safe
         store = self.store
-        return st.op.execute(*[store[k] for k in st.input_keys])
+        return run_op(st.op, [store[k] for k in st.input_keys])
 
     def _complete(self, i: int, st: Subtask, result: Any) -> None:
         outs = st.output_keys

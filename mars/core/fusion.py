@@ -19,6 +19,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from . import gpufuse
+from .device import run_op
 from .graph import Subtask
 
 #: elements per block (1 MiB of float64; with buffers reused along the chain, about one core's L2)
@@ -29,6 +31,8 @@ class FusedOp:
     """Several chunk ops run as one subtask; intermediates never leave it."""
 
     fusible = True
+    #: each step runs on its own op's device (see mars.core.device.run_op)
+    runs_steps = True
 
     def __init__(self, steps: list[Subtask], input_keys: list[str], output_key: str):
         self.steps = steps
@@ -36,7 +40,11 @@ class FusedOp:
         self.output_key = output_key
         self.inputs: list = []
         self.outputs: list = []
-        self._plan = _block_plan(steps)
+        #: a GPU subtask when any step is a GPU op (it is scheduled to a GPU slot)
+        self.gpu = any(getattr(s.op, "gpu", None) for s in steps)
+        # row blocks keep a CPU's caches warm; a GPU wants the whole chunk in one kernel
+        self._plan = None if self.gpu else _block_plan(steps)
+        self._chain = gpufuse.plan(steps, input_keys, output_key) if self.gpu else None
 
     def __repr__(self) -> str:
         return "FusedOp(" + " -> ".join(type(s.op).__name__ for s in self.steps) + ")"
@@ -46,13 +54,22 @@ class FusedOp:
         plan = self._plan
         if plan is not None:
             return _run_blocked(self.steps, env, *plan)
-        for step in self.steps:
+        steps, chain = self.steps, self._chain
+        if chain is not None:
+            start, n = chain[0], chain[1]
+            for step in steps[:start]:
+                _run_step(step, env)
+            if gpufuse.run_chain(chain, steps, env):
+                steps = steps[start + n:]
+            else:
+                steps = steps[start:]
+        for step in steps:
             _run_step(step, env)
         return env[self.output_key]
 
 
 def _run_step(step: Subtask, env: dict[str, Any]) -> None:
-    result = step.op.execute(*(env[k] for k in step.input_keys))
+    result = run_op(step.op, [env[k] for k in step.input_keys])
     if len(step.output_keys) == 1:
         env[step.output_keys[0]] = result
     else:

@@ -27,6 +27,11 @@ class Subtask:
     #: and their dtypes where the entity has one (tensors), else None
     output_dtypes: list[Any] = field(default_factory=list)
 
+    @property
+    def gpu(self) -> bool:
+        """Whether it runs on a GPU slot (its op, or a step of its fused op, is a GPU op)."""
+        return bool(getattr(self.op, "gpu", None))
+
     def __reduce__(self) -> tuple:
         # a subtask travels without the graph behind its op: a bare copy of the
         # op (parameters only) and the keys of what it reads and writes; fields

@@ -50,6 +50,9 @@ class Operator:
     tileable_type: ClassVar[type[TileableData]] = TileableData
     #: whether the chunk op may be fused with its neighbours into one subtask
     fusible: ClassVar[bool] = False
+    #: runs on a CUDA device (set on the instance: by the user's ``gpu=True``, from its
+    #: inputs, or on every chunk op that tiling a GPU op made; see mars.core.device)
+    gpu: bool | None = None
 
     def __init__(self, **kw: Any):
         cls = type(self)
@@ -69,10 +72,13 @@ class Operator:
 
     # ----------------------------------------------------------------- building
     def copy(self, **changes: Any) -> Operator:
-        """A new op of the same class and parameters (with ``changes``), not yet applied."""
+        """A new op of the same class and parameters (with ``changes``), not yet applied, on the same device."""
         kw = {name: getattr(self, name) for name in type(self).params}
         kw.update(changes)
-        return type(self)(**kw)
+        op = type(self)(**kw)
+        if self.gpu is not None:
+            op.gpu = self.gpu
+        return op
 
     def bare(self) -> Operator:
         """This op without its graph (no inputs, no outputs): what a subtask carries to a worker.
@@ -90,6 +96,8 @@ class Operator:
         parts = [cls.__module__, cls.__qualname__]
         parts.extend(normalize(getattr(self, p)) for p in cls.params if p not in cls.unkeyed)
         parts.extend(getattr(i, "key", None) or normalize(i) for i in inputs)
+        if self.gpu:
+            parts.append("gpu")  # the same expression on the GPU is another result (its random values, say)
         return tokenize_str("|".join(parts))
 
     def _apply(self, inputs: Sequence, kws: Sequence[dict], entity_type: type) -> list:

@@ -17,6 +17,7 @@ import contextvars
 import inspect
 from typing import Any, Callable, Generator, Iterable, Sequence
 
+from .device import to_host
 from .entity import ChunkData, Tileable, TileableData
 from .operator import Fetch, Tiled
 
@@ -64,6 +65,23 @@ def _assign(op: Any, result: Tiled | list[Tiled]) -> None:
             continue
         out.chunks = res.chunks
         out.nsplits = tuple(tuple(s) for s in res.nsplits)
+    if getattr(op, "gpu", None):
+        _mark_gpu(op, results)
+
+
+def _mark_gpu(op: Any, results: list[Tiled]) -> None:
+    """Every chunk op that tiling GPU op ``op`` made runs on the GPU too (the stages of a sort, say)."""
+    inputs = {id(c) for inp in op.inputs if inp.chunks for c in inp.chunks}
+    stack = [c for res in results for c in res.chunks]
+    seen: set[int] = set()
+    while stack:
+        chunk = stack.pop()
+        if id(chunk) in seen or id(chunk) in inputs:
+            continue
+        seen.add(id(chunk))
+        if chunk.op.gpu is None or chunk.op.gpu:
+            chunk.op.gpu = True
+            stack.extend(chunk.op.inputs)
 
 
 def tile_op(op: Any) -> Generator[Any, Any, None]:
@@ -121,7 +139,8 @@ class Tiler:
             except StopIteration:
                 return
             if isinstance(request, Fetch):
-                reply = self._run_chunks(request.chunks, True)
+                # tile() plans on the host: GPU chunks' values come to it as NumPy
+                reply = [to_host(v) for v in self._run_chunks(request.chunks, True)]
             elif isinstance(request, (list, tuple)) and all(isinstance(c, ChunkData) for c in request):
                 self._run_chunks(list(request), False)
                 reply = None

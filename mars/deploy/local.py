@@ -26,7 +26,7 @@ from typing import Any
 from .. import oscar as mo
 from ..oscar.loop import new_event_loop
 from ..remote import ClusterSession
-from .oscar.config import load_config
+from .oscar.config import check_cuda_devices, load_config
 
 
 def _free_port(host: str) -> int:
@@ -232,13 +232,14 @@ class LocalCluster:
 
     def __init__(self, n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, n_io_process: int = 0,
                  config: dict | None = None, timeout: float = 60.0, start_method: str = "auto",
-                 processes: bool = True):
+                 processes: bool = True, cuda_devices: Any = None):
         if not isinstance(n_worker, int) or n_worker < 1:
             raise ValueError(f"n_worker must be a positive int, got {n_worker!r}")
         if start_method not in ("auto", "fork", "spawn"):
             raise ValueError(f"start_method must be 'auto', 'fork' or 'spawn', got {start_method!r}")
         self.n_worker = n_worker
-        self._fork = start_method == "fork" or (start_method == "auto" and _can_fork())
+        # CUDA does not survive a fork: GPU slots start from fresh interpreters
+        self._fork = start_method == "fork" or (start_method == "auto" and _can_fork() and not cuda_devices)
         self._loop = None if processes else _NodeLoop()
         self.config = load_config(None, config)
         if self._loop is not None:
@@ -255,6 +256,8 @@ class LocalCluster:
         self.token = _cluster_token(self.config["security"])
         self.config["worker"].update(supervisors=[self.endpoint], n_cpu=_per_worker_cpu(n_cpu, n_worker),
                                      n_io_process=n_io_process)
+        if cuda_devices is not None:  # GPU slots: give them to one worker per machine (see docs/gpu.md)
+            self.config["worker"]["cuda_devices"] = check_cuda_devices(cuda_devices)
         self._nodes: list[Any] = []
         self.session: Any = None
         self._start(timeout)
@@ -362,7 +365,8 @@ def new_cluster(n_worker: int = 1, n_cpu: int | str = "auto", web: bool = True, 
     ``n_cpu`` is per worker (``"auto"``: this machine's cores shared among the
     workers). The workers of one machine need no IO processes (``n_io_process=0``:
     their main pools serve their chunks); pass ``n_io_process=1`` to have them. The result has ``.session``, ``.endpoint`` (the supervisor),
-    ``.web_address`` and ``.stop()``, and works as a context manager.
+    ``.web_address`` and ``.stop()``, and works as a context manager. ``cuda_devices=[0]``
+    (or ``"auto"``) gives the workers GPU slots, as ``mars-worker --cuda-devices``.
 
     >>> import mars.tensor as mt                        # doctest: +SKIP
     >>> with new_cluster(n_worker=2, n_cpu=1) as c:     # doctest: +SKIP

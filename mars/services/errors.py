@@ -11,6 +11,10 @@ class NoWorkersError(ServiceError, TimeoutError):
     """A job waited for workers to register and none did within the timeout."""
 
 
+class NoGPUWorkersError(ServiceError, RuntimeError):
+    """A job has GPU subtasks and no worker of the cluster has a GPU slot."""
+
+
 class SessionNotFound(ServiceError, KeyError):
     """A call named a session that the cluster does not hold (closed, or never made)."""
 

@@ -159,8 +159,8 @@ def _add_worker_flags(parser: argparse.ArgumentParser) -> None:
                        "process does) [worker.n_io_process]")
     group.add_argument("--cuda-devices", dest="worker.cuda_devices", metavar="I[,I...]",
                        type=_flag_type(config.check_cuda_devices),
-                       help="indices of CUDA devices to record in the worker's info; GPU slots are not made "
-                       "yet, and CPU slots then see no GPU (default auto: record none) [worker.cuda_devices]")
+                       help="CUDA devices to run GPU subtasks on, one GPU slot process each (CPU slots "
+                       "then see no GPU); auto: every visible device (default: none) [worker.cuda_devices]")
     group.add_argument("--cache-mem", dest="worker.cache_mem", metavar="SIZE", type=_flag_type(config.check_mem),
                        help="memory for stored chunks, beyond which they spill: 4g, 512m or a share of "
                        "RAM like 50%% (default 40%%) [worker.cache_mem]")

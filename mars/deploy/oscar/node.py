@@ -29,6 +29,7 @@ from ... import oscar as mo
 from ...oscar import tokenfile
 from ...services.cluster.core import WorkerInfo
 from ...services.cluster.diagnostics import DIAGNOSTICS_UID, DiagnosticsActor
+from ...services.cluster.gpus import resolve_devices
 from ...services.cluster.resources import parse_memory_limit, parse_n_cpu
 from ...services.cluster.supervisor import CLUSTER_UID, ClusterManagerActor
 from ...services.cluster.worker import WORKER_CLUSTER_UID, WorkerHeartbeatActor
@@ -235,13 +236,20 @@ class WorkerNode:
         await self.pool.stop()
 
 
-def _worker_pool_layout(n_cpu: int, n_io: int, cuda_devices: list[str]) -> tuple[list[str], list[dict]]:
-    labels = ["main"] + [f"slot-{i}" for i in range(n_cpu)] + [f"io-{i}" for i in range(n_io)]
+def _worker_pool_layout(n_cpu: int, n_io: int, cuda_devices: list[int]) -> tuple[list[str], list[dict]]:
+    """Labels and environments of the sub pools: CPU slots, IO processes, then one GPU slot per device.
+
+    >>> _worker_pool_layout(1, 0, [3])[0], _worker_pool_layout(1, 0, [3])[1][1]["CUDA_VISIBLE_DEVICES"]
+    (['main', 'slot-0', 'gpu-3'], '3')
+    """
+    labels = (["main"] + [f"slot-{i}" for i in range(n_cpu)] + [f"io-{i}" for i in range(n_io)]
+              + [f"gpu-{d}" for d in cuda_devices])
     envs = [dict(_ONE_THREAD) for _ in range(n_cpu + n_io)]
     if cuda_devices:
-        # CPU slots must not grab a GPU; GPU work is not scheduled yet (see docs)
-        for env in envs:
+        for env in envs:  # CPU slots must not grab a GPU
             env["CUDA_VISIBLE_DEVICES"] = ""
+    # a GPU slot sees only its own device (as device 0)
+    envs += [dict(_ONE_THREAD, CUDA_VISIBLE_DEVICES=str(d)) for d in cuda_devices]
     return labels, envs
 
 
@@ -260,7 +268,7 @@ async def start_worker(config: dict) -> WorkerNode:
     n_cpu = parse_n_cpu(wcfg.get("n_cpu", "auto"))
     in_process = bool(wcfg.get("slots_in_process", False))
     n_io = 0 if in_process else int(wcfg.get("n_io_process", 1))
-    cuda = [d for d in _split_list(wcfg.get("cuda_devices")) if d != "auto"]
+    cuda = [] if in_process else resolve_devices(wcfg.get("cuda_devices"))
     memory_limit = parse_memory_limit(wcfg.get("phy_mem", "90%"), psutil.virtual_memory().total)
     labels, envs = _worker_pool_layout(0 if in_process else n_cpu, n_io, cuda)
     token = await joining_token(config, supervisors, "the worker")
@@ -276,11 +284,12 @@ async def start_worker(config: dict) -> WorkerNode:
 
 
 async def _start_worker_services(pool: Any, config: dict, supervisors: list[str], n_cpu: int,
-                                 memory_limit: int, cuda: list[str]) -> WorkerNode:
+                                 memory_limit: int, cuda: list[int]) -> WorkerNode:
     address = pool.external_address
     advertise = config["worker"].get("advertise_address")
     prefix = f"mars-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     slots = [s.address for s in pool.sub_pools if s.label.startswith("slot-")]
+    gpu_slots = [s.address for s in pool.sub_pools if s.label.startswith("gpu-")]
     ios = [s.address for s in pool.sub_pools if s.label.startswith("io-")]
     cache = _chunk_cache(config["worker"], prefix, memory_limit)
     await mo.create_actor(StorageActor, prefix, cache=cache, uid=STORAGE_UID, address=address)
@@ -297,8 +306,10 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
         # slots on threads of this process share its BLAS pools: those are left alone
         slot_refs = [await mo.create_actor(SlotRunnerActor, prefix, False, uid=f"{SLOT_RUNNER_UID}/{i}",
                                            address=address) for i in range(n_cpu)]
+    gpu_refs = await asyncio.gather(*[mo.create_actor(SlotRunnerActor, _slot_prefix(prefix, labels[a]),
+                                                      uid=SLOT_RUNNER_UID, address=a) for a in gpu_slots])
     await asyncio.gather(*[mo.create_actor(TransferActor, address, uid=TRANSFER_UID, address=a) for a in ios])
-    slot_set = set(slots)
+    slot_set = set(slots) | set(gpu_slots)
 
     def slot_pids() -> dict[str, int]:
         return {s.address: s.pid for s in pool.sub_pools if s.alive and s.address in slot_set and s.pid}
@@ -306,13 +317,14 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     await mo.create_actor(ExecutionActor, list(slot_refs), cache, _advertised(address, advertise),
                           MemoryBudget(memory_limit), slot_pids,
                           cancel_grace=float(config["worker"].get("cancel_grace", 2.0)),
-                          slot_prefixes={a: _slot_prefix(prefix, labels[a]) for a in slots},
+                          slot_prefixes={a: _slot_prefix(prefix, labels[a]) for a in slots + gpu_slots},
+                          gpu_slots=list(gpu_refs),
                           uid=EXECUTION_UID, address=address)
-    pool.on_process_recover = _recreate_actors(prefix, address, set(slots), set(ios), labels, shown)
+    pool.on_process_recover = _recreate_actors(prefix, address, slot_set, set(ios), labels, shown)
     info = WorkerInfo(address=_advertised(address, advertise), n_cpu=n_cpu, memory_limit=memory_limit, pid=os.getpid(),
                       hostname=socket.gethostname(), slot_addresses=slots or [address],
                       io_addresses=[_advertised(a, advertise) for a in ios],
-                      cuda_devices=[int(d) for d in cuda if str(d).isdigit()], started=time.time())
+                      cuda_devices=list(cuda), started=time.time())
     interval = float(config.get("cluster", {}).get("heartbeat_interval", 1.0))
     await mo.create_actor(WorkerHeartbeatActor, supervisors, info, interval, uid=WORKER_CLUSTER_UID, address=address)
     return WorkerNode(pool, info, prefix)

@@ -49,6 +49,8 @@ class WorkerStats:
     storage: dict = field(default_factory=dict)
     #: the worker's execution actor's ``stats()`` (n_running, n_queued, ...), or {}
     execution: dict = field(default_factory=dict)
+    #: one dict per CUDA device: index, name, memory_used, memory_total, utilization (percent)
+    gpus: list = field(default_factory=list)
     #: unix time of the sample, by the worker's clock
     timestamp: float = 0.0
 
@@ -100,6 +102,7 @@ class WorkerStatus:
             "cpu_usage": None if stats is None else stats.cpu_usage,
             "memory_used": None if stats is None else stats.memory_used,
             "memory_limit": info.memory_limit if stats is None else stats.memory_limit,
+            "gpus": [] if stats is None else list(stats.gpus),
             "stats_timestamp": None if stats is None else stats.timestamp,
             "last_heartbeat": self.last_heartbeat,
             "lost_at": self.lost_at,

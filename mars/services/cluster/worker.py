@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from ... import oscar as mo
 from .core import WorkerInfo, WorkerStats
+from .gpus import GPUMonitor
 from .resources import ProcessTreeMonitor
 from .supervisor import CLUSTER_UID
 
@@ -87,12 +88,14 @@ class WorkerHeartbeatActor(mo.Actor):
         self._info = info
         self._interval = interval
         self._monitor: ProcessTreeMonitor | None = None
+        self._gpu_monitor: GPUMonitor | None = None
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
         self._local: dict[str, dict] = {}  # latest stats() of the storage and execution actors
 
     async def __post_create__(self) -> None:
         self._monitor = ProcessTreeMonitor(os.getpid(), self._info.n_cpu, self._info.memory_limit)
+        self._gpu_monitor = GPUMonitor(self._info.cuda_devices)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._serve(address)) for address in self._supervisors]
 
@@ -117,6 +120,7 @@ class WorkerHeartbeatActor(mo.Actor):
             memory_limit=self._info.memory_limit,
             storage=await self._local_stats(STORAGE_UID),
             execution=await self._local_stats(EXECUTION_UID),
+            gpus=self._gpu_monitor.sample() if self._gpu_monitor is not None else [],
             timestamp=time.time(),
         )
 

@@ -18,10 +18,12 @@ import traceback
 from typing import Any
 
 from ... import oscar as mo
+from ...core.device import is_device_array, run_op, to_host
 from ...serialization import serialize
 from ..storage.api import fetch_values
 from ..storage.shm import get_object, put_object
 from .api import ChunkFunctionExit, SlotOutcome, SubtaskSpec, op_name
+from .devicecache import DEVICE_CACHE
 
 logger = logging.getLogger(__name__)
 
@@ -132,17 +134,19 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(lost.error))
     try:
         read: dict[str, Any] = {}  # a key read twice is one object (x @ x.T can then use BLAS's symmetric product)
+        on_device = st.gpu
         for key in st.input_keys:
             if key not in read:
-                read[key] = made[key] if key in made else _input(spec, key, remote)
+                held = DEVICE_CACHE.get(key) if on_device else None
+                read[key] = held if held is not None else made[key] if key in made else _input(spec, key, remote)
         inputs = [read[key] for key in st.input_keys]
         del read
-        result = st.op.execute(*inputs)
+        result = run_op(st.op, inputs)
         del inputs
         values = (result,) if len(st.output_keys) == 1 else tuple(result)
         if spec.chained:
             made.update(zip(st.output_keys, values))
-        descs = [put_object(k, v, prefix) for k, v in zip(st.output_keys, values)]
+        descs = [_put(k, v, prefix) for k, v in zip(st.output_keys, values)]
         shapes = [_shape_of(v) for v in values]
     except Exception as e:  # noqa: BLE001 - a user's chunk function may raise anything; the report carries it
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(e), traceback=traceback.format_exc(),
@@ -151,6 +155,13 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
         return SlotOutcome(spec.index, spec.task_id, error=_exit_error(e, st.op), traceback=traceback.format_exc(),
                            duration=time.perf_counter() - started)
     return SlotOutcome(spec.index, spec.task_id, descs, shapes, duration=time.perf_counter() - started)
+
+
+def _put(key: str, value: Any, prefix: str) -> Any:
+    """Store an output in shared memory; a device array keeps its device copy here too (see devicecache)."""
+    if is_device_array(value):
+        DEVICE_CACHE.put(key, value)
+    return put_object(key, to_host(value), prefix)  # tuples of device arrays (a shuffle's pieces) too
 
 
 def _exit_error(error: BaseException, op: Any) -> ChunkFunctionExit:

@@ -35,8 +35,8 @@ import itertools
 import logging
 import os
 import signal
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ... import oscar as mo
@@ -64,6 +64,25 @@ _REVIVE_TIMEOUT = 120.0
 _EXIT_SEEN_TIMEOUT = 10.0
 
 _Unit = tuple[tuple, int, list[SubtaskSpec], mo.ActorRef]
+
+
+@dataclass
+class Lane:
+    """The slots of one kind (CPU or GPU) and the queue of units only they run."""
+
+    slots: list[mo.ActorRef]
+    queue: list[_Unit] = field(default_factory=list)
+    free: list[mo.ActorRef] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.free = list(reversed(self.slots))
+
+    def drop(self, gone: Callable[[list[SubtaskSpec]], bool]) -> int:
+        """Drop the queued units ``gone`` says; returns how many."""
+        before = len(self.queue)
+        self.queue = [e for e in self.queue if not gone(e[2])]
+        heapq.heapify(self.queue)
+        return before - len(self.queue)
 
 
 @dataclass
@@ -105,14 +124,14 @@ class ExecutionActor(mo.Actor):
     def __init__(self, slots: list[mo.ActorRef], cache: ChunkCache | ChunkStore, worker_address: str | None = None,
                  budget: MemoryBudget | None = None, slot_pids: Callable[[], dict[str, int]] | None = None,
                  sample_interval: float = 0.1, cancel_grace: float = 2.0,
-                 slot_prefixes: dict[str, str] | None = None) -> None:
-        self._slots = list(slots)
+                 slot_prefixes: dict[str, str] | None = None, gpu_slots: Sequence[mo.ActorRef] = ()) -> None:
+        self._slots = list(slots) + list(gpu_slots)
         self._worker_address = worker_address  # as other nodes reach it (advertised)
-        self._free = list(reversed(self._slots))
+        #: CPU slots run CPU subtasks, GPU slots (one per device) GPU subtasks; with no GPU slot, all go to CPU
+        self._lanes = {False: Lane(list(slots)), True: Lane(list(gpu_slots))}
         self._cache = cache if isinstance(cache, ChunkCache) else ChunkCache(cache)
         self._store = self._cache.store
         #: units of work by priority: one spec, or a chained graph's specs (run together, in order)
-        self._queue: list[_Unit] = []
         self._seq = itertools.count()
         self._cancelled: set[tuple[str, str]] = set()
         self._outbox: dict[mo.ActorRef, list[SubtaskReport]] = {}
@@ -147,10 +166,11 @@ class ExecutionActor(mo.Actor):
         for spec in specs:
             self._cancelled.discard((spec.session_id, spec.task_id))
         if specs and specs[0].chained:
-            heapq.heappush(self._queue, (specs[0].priority, next(self._seq), list(specs), reply_to))
+            lane = self._lane_for(specs)
+            heapq.heappush(lane.queue, (specs[0].priority, next(self._seq), list(specs), reply_to))
         else:
             for spec in specs:
-                heapq.heappush(self._queue, (spec.priority, next(self._seq), [spec], reply_to))
+                heapq.heappush(self._lane_for([spec]).queue, (spec.priority, next(self._seq), [spec], reply_to))
         self._pump()
 
     def cancel(self, session_id: str, task_id: str) -> int:
@@ -159,12 +179,10 @@ class ExecutionActor(mo.Actor):
         self._cancelled.add((session_id, task_id))
         for slot in self._slots:  # a batch in a slot's hands stops between subtasks
             self._spawn(self._cancel_on(slot, session_id, task_id))
-        before = len(self._queue)
-        self._queue = [e for e in self._queue if (e[2][0].session_id, e[2][0].task_id) != (session_id, task_id)]
-        heapq.heapify(self._queue)
+        dropped = self._drop(lambda unit: (unit[0].session_id, unit[0].task_id) == (session_id, task_id))
         self._spawn(self._stop_stragglers(lambda spec: (spec.session_id, spec.task_id) in self._cancelled,
                                           f"task {task_id} of session {session_id} was cancelled"))
-        return before - len(self._queue)
+        return dropped
 
     def drop_queued(self, session_id: str, task_id: str, start: int, stop: int) -> int:
         """Drop the task's queued subtasks numbered ``start <= index < stop`` (a run cut short by a lost
@@ -173,10 +191,18 @@ class ExecutionActor(mo.Actor):
             spec = unit[0]
             return spec.session_id == session_id and spec.task_id == task_id and start <= spec.index < stop
 
-        before = len(self._queue)
-        self._queue = [e for e in self._queue if not gone(e[2])]
-        heapq.heapify(self._queue)
-        return before - len(self._queue)
+        return self._drop(gone)
+
+    def _drop(self, gone: Callable[[list[SubtaskSpec]], bool]) -> int:
+        return sum(lane.drop(gone) for lane in self._lanes.values())
+
+    def _lane_for(self, unit: list[SubtaskSpec]) -> Lane:
+        gpu = self._lanes[True]
+        return gpu if gpu.slots and any(spec.subtask.gpu for spec in unit) else self._lanes[False]
+
+    def _lane_of(self, slot: mo.ActorRef) -> Lane:
+        gpu = self._lanes[True]
+        return gpu if any(slot is s for s in gpu.slots) else self._lanes[False]
 
     async def _stop_stragglers(self, doomed: Callable[[SubtaskSpec], bool], why: str) -> None:
         """After the grace period, kill the slot processes still running nothing but ``doomed`` subtasks."""
@@ -213,14 +239,15 @@ class ExecutionActor(mo.Actor):
     def drop_session(self, session_id: str) -> None:
         """Forget the session's queued subtasks and stop its running ones (its data goes through the
         storage actor)."""
-        self._queue = [e for e in self._queue if e[2][0].session_id != session_id]
-        heapq.heapify(self._queue)
+        self._drop(lambda unit: unit[0].session_id == session_id)
         self._spawn(self._stop_stragglers(lambda spec: spec.session_id == session_id,
                                           f"session {session_id} was closed"))
 
     def stats(self) -> dict:
-        figures = {"n_slots": len(self._slots), "n_running": self._running, "n_queued": len(self._queue),
-                   "n_free_slots": len(self._free)}
+        lanes = self._lanes.values()
+        figures = {"n_slots": len(self._slots), "n_running": self._running,
+                   "n_queued": sum(len(lane.queue) for lane in lanes),
+                   "n_free_slots": sum(len(lane.free) for lane in lanes), "n_gpu_slots": len(self._lanes[True].slots)}
         if self._guard is not None:
             figures.update(self._guard.stats())
         return figures
@@ -234,14 +261,18 @@ class ExecutionActor(mo.Actor):
 
     def _pump(self) -> None:
         self._pump_scheduled = False
-        while self._free and self._queue:
-            taken = self._take_batch()
+        for lane in self._lanes.values():
+            self._pump_lane(lane)
+
+    def _pump_lane(self, lane: Lane) -> None:
+        while lane.free and lane.queue:
+            taken = self._take_batch(lane)
             if taken is None:
                 return  # the next unit waits for memory
             batch, need = taken
             if not batch:
                 continue
-            slot = self._free.pop()
+            slot = lane.free.pop()
             self._running += len(batch)
             hand = InHand(slot, batch, need, self._pid_of(slot))
             self._in_hand[(slot.address, slot.uid)] = hand
@@ -252,33 +283,34 @@ class ExecutionActor(mo.Actor):
             if self._guard is not None:
                 self._guard.wake()
 
-    def _take_batch(self) -> tuple[list[tuple[SubtaskSpec, mo.ActorRef]], Need] | None:
-        """The next units for one slot, or None when the first may not start yet (memory)."""
-        while self._queue and self._is_cancelled(self._queue[0][2]):
-            heapq.heappop(self._queue)
-        if not self._queue:
+    def _take_batch(self, lane: Lane) -> tuple[list[tuple[SubtaskSpec, mo.ActorRef]], Need] | None:
+        """The next units of ``lane`` for one slot, or None when the first may not start yet (memory)."""
+        queue = lane.queue
+        while queue and self._is_cancelled(queue[0][2]):
+            heapq.heappop(queue)
+        if not queue:
             return [], Need(0, 0, 0.0)
-        need = estimate(self._queue[0][2], self._store)
-        if not self._admits(need, self._queue[0][2]):
+        need = estimate(queue[0][2], self._store)
+        if not self._admits(need, queue[0][2]):
             return None
         size = 1
         if self._avg_cost < _BATCH_BELOW_SECONDS:
-            size = max(1, min(_MAX_BATCH, len(self._queue) // (2 * len(self._slots))))
+            size = max(1, min(_MAX_BATCH, len(queue) // (2 * len(lane.slots))))
         batch: list[tuple[SubtaskSpec, mo.ActorRef]] = []
         # a batch's outputs are registered when it ends: they must fit in the cache together
         max_bytes = min(_BATCH_BYTES, max(self._cache.room(), 0))
-        while self._queue and len(batch) < size:
-            unit = self._queue[0][2]
+        while queue and len(batch) < size:
+            unit = queue[0][2]
             if batch:  # the rest of a batch of tiny subtasks runs after the first, in the same slot
                 if self._is_cancelled(unit):
-                    heapq.heappop(self._queue)
+                    heapq.heappop(queue)
                     continue
                 more = estimate(unit, self._store)
                 if need.outputs + more.outputs > max_bytes:
                     break
                 need = Need(max(need.loaded, more.loaded), need.outputs + more.outputs, max(need.factor, more.factor),
                             need.inputs + more.inputs)
-            _, _, unit, reply_to = heapq.heappop(self._queue)
+            _, _, unit, reply_to = heapq.heappop(queue)
             for spec in unit:
                 self._attach_local_inputs(spec)
                 batch.append((spec, reply_to))
@@ -349,7 +381,7 @@ class ExecutionActor(mo.Actor):
             self._sweep(slot)
             self._spawn(self._revive(slot))
         else:
-            self._free.append(slot)
+            self._lane_of(slot).free.append(slot)
         self._pump()
 
     def _stopped(self, slot: mo.ActorRef) -> BaseException | None:
@@ -400,7 +432,7 @@ class ExecutionActor(mo.Actor):
                                  slot.address, _REVIVE_TIMEOUT, e)
                     return
                 await asyncio.sleep(0.1)
-        self._free.append(slot)
+        self._lane_of(slot).free.append(slot)
         self._pump()
 
     def _report(self, spec: SubtaskSpec, reply_to: mo.ActorRef, outcome: SlotOutcome) -> None:

@@ -5,12 +5,16 @@ the most bytes of them, unless that worker is far busier than another and
 the inputs are small enough to move. Sources (no inputs) that become ready
 together are cut into contiguous runs of the depth-first order, one run per
 slot, so that the chunks a later combine reads mostly sit on one worker.
+A GPU subtask goes only to a worker with GPU slots, and is placed by their
+load; a job that needs one where none is registered fails at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from ..errors import NoGPUWorkersError
 
 #: inputs smaller than this may move to a less busy worker
 _MOVABLE_BYTES = 4 << 20
@@ -23,6 +27,10 @@ class WorkerLoad:
     transfer_addresses: list[str] = field(default_factory=list)
     #: subtasks sent and not reported yet
     in_flight: int = 0
+    #: GPU slots (one per CUDA device the worker was given)
+    n_gpu: int = 0
+    #: GPU subtasks sent and not reported yet
+    gpu_in_flight: int = 0
 
 
 class Placer:
@@ -38,12 +46,36 @@ class Placer:
         for address, w in self.workers.items():
             if address in old:
                 w.in_flight = old[address].in_flight
+                w.gpu_in_flight = old[address].gpu_in_flight
 
     def _least_loaded(self) -> WorkerLoad:
         return min(self.workers.values(), key=lambda w: (w.in_flight / w.n_slots, w.address))
 
-    def place(self, input_bytes: dict[str, int]) -> str:
-        """A worker for a subtask whose inputs sit on workers as ``{address: bytes}``."""
+    def _gpu_workers(self) -> list[WorkerLoad]:
+        workers = [w for w in self.workers.values() if w.n_gpu > 0]
+        if not workers:
+            raise NoGPUWorkersError("this job needs a GPU worker; none is registered (start one with "
+                                    "mars-worker --cuda-devices 0 on a machine with a CUDA device)")
+        return workers
+
+    def place_gpu(self, input_bytes: dict[str, int]) -> str:
+        """A GPU worker for a GPU subtask: the one holding most of its inputs unless its GPUs are far busier."""
+        workers = self._gpu_workers()
+        idle = min(workers, key=lambda w: (w.gpu_in_flight / w.n_gpu, w.address))
+        held = {a: b for a, b in input_bytes.items() if a in self.workers and self.workers[a].n_gpu > 0}
+        chosen = idle
+        if held:
+            best = self.workers[max(held, key=lambda a: (held[a], -self.workers[a].gpu_in_flight))]
+            if best.gpu_in_flight <= idle.gpu_in_flight + 2 * best.n_gpu:
+                chosen = best
+        chosen.gpu_in_flight += 1
+        chosen.in_flight += 1
+        return chosen.address
+
+    def place(self, input_bytes: dict[str, int], gpu: bool = False) -> str:
+        """A worker for a subtask whose inputs sit on workers as ``{address: bytes}``; GPU workers only for ``gpu``."""
+        if gpu:
+            return self.place_gpu(input_bytes)
         held = {a: b for a, b in input_bytes.items() if a in self.workers}
         if not held:
             chosen = self._least_loaded()
@@ -74,15 +106,19 @@ class Placer:
             workers[j].in_flight += 1
         return out
 
-    def add_load(self, address: str, n: int) -> None:
+    def add_load(self, address: str, n: int, gpu: bool = False) -> None:
         w = self.workers.get(address)
         if w is not None:
             w.in_flight += n
+            if gpu:
+                w.gpu_in_flight += n
 
-    def done(self, address: str, n: int = 1) -> None:
+    def done(self, address: str, n: int = 1, gpu: bool = False) -> None:
         w = self.workers.get(address)
         if w is not None:
             w.in_flight = max(0, w.in_flight - n)
+            if gpu:
+                w.gpu_in_flight = max(0, w.gpu_in_flight - n)
 
     def transfer_addresses(self, address: str) -> list[str]:
         w = self.workers.get(address)

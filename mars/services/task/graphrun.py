@@ -94,11 +94,12 @@ class GraphRun:
                 if m is not None:
                     for w in m.holders:
                         held[w] = held.get(w, 0) + m.nbytes
-        address = placer.place(held)
+        gpu = any(st.gpu for st in self.state.subtasks)
+        address = placer.place(held, gpu=gpu)
         specs = [self._spec(i, address, placer) for i in range(self.state.total)]
         for spec in specs:
             spec.chained = True
-        placer.add_load(address, len(specs) - 1)  # place() counted one; each spec is reported
+        placer.add_load(address, len(specs) - 1, gpu=gpu)  # place() counted one; each spec is reported
         await self.proc.send_specs(address, specs)
 
     async def dispatch(self, ready: list[int], sources: bool = False) -> None:
@@ -107,7 +108,7 @@ class GraphRun:
         placer = await self.proc.placer(self.task)
         subtasks = self.state.subtasks
         by_worker: dict[str, list[SubtaskSpec]] = {}
-        no_inputs = [i for i in ready if not subtasks[i].input_keys] if sources else []
+        no_inputs = [i for i in ready if not subtasks[i].input_keys and not subtasks[i].gpu] if sources else []
         if no_inputs:
             for i, address in zip(no_inputs, placer.place_sources(len(no_inputs))):
                 by_worker.setdefault(address, []).append(self._spec(i, address, placer))
@@ -124,7 +125,7 @@ class GraphRun:
                 if m is not None:
                     for w in m.holders:
                         held[w] = held.get(w, 0) + m.nbytes
-            address = placer.place(held)
+            address = placer.place(held, gpu=subtasks[i].gpu)
             by_worker.setdefault(address, []).append(self._spec(i, address, placer))
         await asyncio.gather(*[self.proc.send_specs(address, specs) for address, specs in by_worker.items()])
 
@@ -141,6 +142,12 @@ class GraphRun:
         report_values = any(k in self.keep for k in st.output_keys)
         return SubtaskSpec(self.proc.session_id, self.task.task_id, self.base + i, st,
                            (self.task.order, self.base + i), remote, report_values)
+
+    def is_gpu(self, report: SubtaskReport) -> bool:
+        """Whether the reported subtask ran on a GPU slot (the placer counts those apart)."""
+        i = report.index - self.base
+        return self.chained and any(st.gpu for st in self.state.subtasks) or (
+            0 <= i < len(self.state.subtasks) and self.state.subtasks[i].gpu)
 
     def on_report(self, report: SubtaskReport) -> tuple[list[int], list[str]]:
         """Record a finished subtask; returns (ready subtasks, keys to free)."""

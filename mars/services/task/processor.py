@@ -384,7 +384,8 @@ class SessionProcessor:
         if self._placer is not None and now - self._placer_time < self.config.membership_ttl:
             return self._placer
         workers = await self._live_workers(task)
-        loads = [WorkerLoad(w.info.address, max(1, w.info.n_cpu), list(w.info.io_addresses)) for w in workers]
+        loads = [WorkerLoad(w.info.address, max(1, w.info.n_cpu), list(w.info.io_addresses),
+                            n_gpu=len(w.info.cuda_devices)) for w in workers]
         if self._placer is None:
             self._placer = Placer(loads)
         else:
@@ -436,7 +437,7 @@ class SessionProcessor:
         for report in reports:
             run = self._run_of(report)
             if self._placer is not None:
-                self._placer.done(report.worker)
+                self._placer.done(report.worker, gpu=run is not None and run.is_gpu(report))
             if run is None:  # its run ended (failed, cancelled or cut short)
                 self._on_late_report(report)
                 continue

@@ -67,7 +67,16 @@ function workerFacts(w, now) {
     fact("Slot processes", (w.slot_addresses || []).join(", ") || null),
     fact("I/O processes", (w.io_addresses || []).join(", ") || null),
     fact("CUDA devices", (w.cuda_devices || []).join(", ") || "none"),
+    ...(w.gpus || []).map((g) => nodeFact(`GPU ${g.index}`, `${g.memory_used}|${g.memory_total}|${g.utilization}`,
+      () => gpuFact(g))),
   ];
+}
+
+function gpuFact(g) {
+  // a device's memory as a meter, its name and utilisation beside it
+  const box = memoryMeter(g.memory_used, g.memory_total);
+  box.append(` ${g.name}, ${g.utilization}% busy`);
+  return box;
 }
 
 function supervisorFacts(s, now) {
