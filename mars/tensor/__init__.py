@@ -37,7 +37,19 @@ from .base.shape import *  # noqa: F401,F403,E402
 from .base.join import *  # noqa: F401,F403,E402
 from .base.sort import *  # noqa: F401,F403,E402
 from .indexing.api import *  # noqa: F401,F403,E402  (installs __getitem__ and __setitem__)
-from . import linalg, random  # noqa: F401,E402
+from .base.einsum import *  # noqa: F401,F403,E402
+from .linalg.toplevel import *  # noqa: F401,F403,E402
+from .base.setops import *  # noqa: F401,F403,E402
+from .base.search import *  # noqa: F401,F403,E402
+from .reduction.histogram import *  # noqa: F401,F403,E402
+from .base.manip import *  # noqa: F401,F403,E402
+from .base.numeric import *  # noqa: F401,F403,E402
+from .indexing.functions import *  # noqa: F401,F403,E402
+from .datasource.grids import *  # noqa: F401,F403,E402
+from .dtypes import *  # noqa: F401,F403,E402
+from .array_api import *  # noqa: F401,F403,E402
+from . import device as _device  # noqa: F401,E402  (installs to_gpu, to_cpu and fetch(gpu=))
+from . import fft, linalg, random, spatial, special, stats  # noqa: F401,E402
 from .interop import install as _install_interop  # noqa: E402
 
 amax, amin = max, min

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.device import to_host
 from ..core.entity import ChunkData, Tileable, TileableData, has_unknown
 from ..core.operator import Operator
 from ..core.options import options
@@ -67,6 +68,7 @@ class TensorData(TileableData):
 
     def assemble(self, values: list) -> Any:
         """The whole tensor from its chunks' values (in chunk order)."""
+        values = [to_host(v) for v in values]  # GPU chunks come back as NumPy (see Tensor.fetch(gpu=))
         if not self.shape:
             value = values[0]
             return value if np.ndim(value) == 0 and not isinstance(value, np.ndarray) else np.asarray(value)[()]
@@ -87,10 +89,17 @@ class TensorOperator(Operator):
     tileable_type = TensorData
 
     def new_tensor(self, inputs: list, shape: tuple, dtype: np.dtype, order: str = "C", **kw: Any) -> Tensor:
+        self._infer_device(inputs)
         t = Tensor(self.new_tileable(inputs, shape=tuple(shape), dtype=np.dtype(dtype), order=order, **kw))
         return maybe_eager(t)
 
+    def _infer_device(self, inputs: list) -> None:
+        """An op not told where to run runs on the GPU when any input tensor does."""
+        if self.gpu is None:
+            self.gpu = any(getattr(getattr(i, "op", None), "gpu", None) for i in inputs if is_tensor(i)) or None
+
     def new_tensors(self, inputs: list, kws: list[dict]) -> list[Tensor]:
+        self._infer_device(inputs)
         for kw in kws:
             kw.setdefault("order", "C")
             kw["dtype"] = np.dtype(kw["dtype"])
@@ -182,6 +191,13 @@ class Tensor(Tileable):
 
     def copy(self) -> Tensor:
         return Tensor(self._data)
+
+
+def on_device(op: TensorOperator, gpu: Any) -> TensorOperator:
+    """``op`` set to run on the GPU (``gpu=True``) or on CPUs (``False``); ``None`` leaves it to its inputs."""
+    if gpu is not None:
+        op.gpu = bool(gpu)
+    return op
 
 
 def maybe_eager(t: Tensor) -> Tensor:

@@ -13,12 +13,13 @@ from typing import Any, Callable
 import numpy as np
 
 from .core import Tensor
+from .indexing.setitem import rebind
 
 # method name -> function name in mars.tensor (same name when a plain string list entry)
 _SAME = [
     "sum", "prod", "mean", "var", "std", "min", "max", "argmin", "argmax", "any", "all",
     "cumsum", "cumprod", "dot", "ravel", "squeeze", "swapaxes", "astype", "rechunk", "round",
-    "clip", "nonzero", "repeat", "flatten", "conj", "trace", "ptp", "argsort",
+    "clip", "nonzero", "repeat", "flatten", "conj", "conjugate", "trace", "ptp", "argsort",
 ]
 
 _BINARY = {
@@ -56,7 +57,7 @@ def _binary(func: Callable) -> tuple[Callable, Callable, Callable]:
                     f"to dtype('{self.dtype}') with casting rule 'same_kind'"
                 )
             result = result.astype(self.dtype)
-        self.data = result.data
+        rebind(self, result.data)  # through a view, the write reaches its base
         return self
 
     return forward, reverse, inplace
@@ -133,16 +134,21 @@ def _install_adapters(ns: ModuleType) -> None:
     if getattr(ns, "sort", None) is not None:
         def sort(self: Tensor, axis: Any = -1, kind: Any = None, order: Any = None) -> None:
             """Sort in place, as ``ndarray.sort``: the tensor now holds the sorted data."""
-            self.data = ns.sort(self, axis=axis, kind=kind, order=order).data
+            rebind(self, ns.sort(self, axis=axis, kind=kind, order=order).data)
 
         Tensor.sort = sort  # type: ignore[attr-defined]
     if getattr(ns, "isclose", None) is not None:
         Tensor.isclose = ns.isclose  # type: ignore[attr-defined]
     if getattr(ns, "tensordot", None) is not None:
         Tensor.tensordot = ns.tensordot  # type: ignore[attr-defined]
-    if getattr(ns, "real", None) is not None:
-        Tensor.real = property(lambda self: ns.real(self))  # type: ignore[attr-defined]
-        Tensor.imag = property(lambda self: ns.imag(self))  # type: ignore[attr-defined]
+    if getattr(ns, "real", None) is not None:  # keeps a setter installed before (``t.real = v``)
+        for part in ("real", "imag"):
+            setter = getattr(Tensor.__dict__.get(part), "fset", None)
+            setattr(Tensor, part, property(_method(getattr(ns, part)), setter))
+
+
+def _method(func: Callable) -> Callable:
+    return lambda self: func(self)
 
 
 def required_methods() -> list[str]:

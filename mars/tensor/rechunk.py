@@ -8,6 +8,7 @@ from typing import Any, Generator
 
 import numpy as np
 
+from ..core.device import xp_of
 from ..core.entity import chunk_indexes, has_unknown
 from ..core.operator import Tiled
 from ..core.tiling import as_data
@@ -38,7 +39,7 @@ class RechunkPiece(TensorOperator):
     def execute(self, *pieces: np.ndarray) -> np.ndarray:
         if len(pieces) == 1:
             return pieces[0][self.slices[0]]
-        out = np.empty(self.shape, dtype=self.dtype)
+        out = xp_of(pieces[0]).empty(self.shape, dtype=self.dtype)  # on the pieces' device
         for piece, src, dst in zip(pieces, self.slices, self.targets):
             out[dst] = piece[src]
         return out

@@ -18,7 +18,7 @@ from ...core.operator import Tiled
 from ...core.tiling import tile_now
 from ..chunks import common_splits
 from ..core import INPUT, Tensor, TensorData, TensorOperator, is_tensor, tensor_data
-from ..datasource.core import astensor
+from ..datasource.core import astensor, check_device
 from ..rechunk import rechunk
 
 
@@ -153,6 +153,21 @@ class TensorUfunc(TensorElementwise):
         func = numpy_func(self.func)
         return isinstance(func, np.ufunc) and func.nout == 1 and "out" not in self.kwargs
 
+    def kernel_spec(self) -> tuple[str, list] | None:
+        """This ufunc as a step of a fused GPU kernel (see mars.core.gpufuse), or None when it cannot be one."""
+        if self.kwargs or not self.can_execute_into:
+            return None
+        operands, j = [], 0
+        for a in self.operands:
+            if a is INPUT:
+                operands.append(("arg", j))
+                j += 1
+            elif isinstance(a, (bool, int, float, complex, np.generic)) and not isinstance(a, np.ndarray):
+                operands.append(("const", a))
+            else:
+                return None
+        return self.func, operands
+
     def execute_into(self, out: np.ndarray, *inputs: Any) -> Any:
         it = iter(inputs)
         args = [next(it) if a is INPUT else a for a in self.operands]
@@ -229,19 +244,26 @@ def apply_ufunc(func: str, *args: Any, out: Any = None, where: Any = True, **kwa
     func, operands = _fast_power(func, operands, kwargs, dtype)
     shape = broadcast_shapes(*(a.shape for a in inputs)) if inputs else ()
     op = TensorUfunc(func=func, operands=tuple(INPUT if isinstance(a, TensorData) else a for a in operands), kwargs=kwargs)
-    result = op.new_tensor(inputs, shape, dtype, order="C")
+    result = op.new_tensor(inputs, shape, dtype, order=result_order(inputs))
     if where is not True:
         result = where_(where, result, out if out is not None else result)
     if out is not None:
-        return _assign_out(out, result)
+        return _assign_out(out, result, kwargs.get("casting", "same_kind"))
     return result
 
 
-def _assign_out(out: Tensor, result: Tensor) -> Tensor:
+def result_order(inputs: Sequence[TensorData]) -> str:
+    """numpy's ``order='K'`` for an elementwise result: F when some input is F-ordered and none
+    is C-ordered (an input with at most one axis longer than 1 is both)."""
+    strict = {d.order for d in inputs if sum(1 for n in d.shape if n != 1) > 1}
+    return "F" if strict == {"F"} else "C"
+
+
+def _assign_out(out: Tensor, result: Tensor, casting: str = "same_kind") -> Tensor:
     if broadcast_shapes(out.shape, result.shape) != tuple(out.shape):
         raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't match the broadcast shape {result.shape}")
-    if not np.can_cast(result.dtype, out.dtype, casting="same_kind"):
-        raise TypeError(f"Cannot cast ufunc output from dtype('{result.dtype}') to dtype('{out.dtype}') with casting rule 'same_kind'")
+    if not np.can_cast(result.dtype, out.dtype, casting=casting):
+        raise TypeError(f"Cannot cast ufunc output from dtype('{result.dtype}') to dtype('{out.dtype}') with casting rule '{casting}'")
     if result.dtype != out.dtype:
         result = apply_ufunc("asarray", result, dtype=out.dtype)
     if tuple(result.shape) != tuple(out.shape):
@@ -257,8 +279,15 @@ class TensorAstype(TensorElementwise):
         return np.asarray(x).astype(self.dtype, casting=self.casting, copy=False)
 
 
-def astype(x: Any, dtype: Any, casting: str = "unsafe", order: str = "K", copy: bool = True) -> Tensor:
-    """``x`` converted to ``dtype`` (numpy's casting rules; the error names both dtypes)."""
+def astype(x: Any, dtype: Any, casting: str = "unsafe", order: str = "K", copy: bool = True, *,
+           device: Any = None) -> Tensor:
+    """``x`` converted to ``dtype`` (numpy's casting rules; the error names both dtypes).
+
+    >>> import mars.tensor as mt
+    >>> mt.astype(mt.tensor([1.5, 2.5]), "int32", copy=False).execute().fetch()
+    array([1, 2], dtype=int32)
+    """
+    check_device(device)
     data = tensor_data(astensor(x))
     dtype = np.dtype(dtype)
     if not np.can_cast(data.dtype, dtype, casting=casting):

@@ -16,6 +16,7 @@ from typing import Any, Generator
 
 import numpy as np
 
+from ...core.device import xp_of
 from ...core.operator import Fetch, Tiled
 from ...core.shuffle import ShuffleMap, ShuffleReduce, shuffle_chunks
 from ..core import Tensor, TensorData, TensorOperator, tensor_data
@@ -42,7 +43,7 @@ class TensorSortSamples(TensorOperator):
     def execute(self, x: np.ndarray) -> np.ndarray:
         if not len(x):
             return x[:0]
-        return x[np.linspace(0, len(x) - 1, self.n).round().astype(np.intp)]
+        return x[xp_of(x).linspace(0, len(x) - 1, self.n).round().astype(np.intp)]
 
 
 class TensorSortSplit(ShuffleMap):
@@ -137,24 +138,47 @@ def _partition_sort(x: Any, out: Any, arg: bool) -> Generator[Any, Any, Tiled]:
     return Tiled(chunks, ((math.nan,) * n,))
 
 
-def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None) -> Tensor:
-    """A sorted copy of ``a`` along ``axis`` (flattened when ``axis`` is None), as ``np.sort``.
+def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, descending: bool = False,
+         stable: bool | None = None) -> Tensor:
+    """A sorted copy of ``a`` along ``axis`` (flattened when ``axis`` is None), as ``np.sort``;
+    ``descending=True`` (the Array API's) sorts largest first. The sort is always stable.
 
     >>> import mars.tensor as mt
     >>> mt.sort(mt.tensor([3, 1, 2, 0], chunk_size=2)).fetch()
     array([0, 1, 2, 3])
+    >>> mt.sort(mt.tensor([3, 1, 2, 0], chunk_size=2), descending=True).fetch()
+    array([3, 2, 1, 0])
     """
-    return _sort_op(a, axis, order, arg=False)
+    result = _sort_op(a, axis, order, arg=False)
+    return _reversed(result, -1 if axis is None else axis) if descending else result
 
 
-def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:
-    """Indices that sort ``a`` along ``axis``, as ``np.argsort``; ties keep their order (stable).
+def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, descending: bool = False,
+            stable: bool | None = None) -> Tensor:
+    """Indices that sort ``a`` along ``axis``, as ``np.argsort``; ties keep their order (stable),
+    also with ``descending=True`` (the Array API's: largest first).
 
     >>> import mars.tensor as mt
     >>> mt.argsort(mt.tensor([3, 1, 2, 1], chunk_size=2)).fetch()
     array([1, 3, 2, 0])
+    >>> mt.argsort(mt.tensor([3, 1, 2, 1], chunk_size=2), descending=True).fetch()
+    array([0, 2, 1, 3])
     """
-    return _sort_op(a, axis, order, arg=True)
+    if not descending:
+        return _sort_op(a, axis, order, arg=True)
+    # stable and descending: sort the reversed data ascending, then reverse and re-index
+    t = astensor(a)
+    t, axis = (ravel(t), -1) if axis is None else (t, axis)
+    if t.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0)
+    (axis,) = normalize_axis(axis, t.ndim)
+    flipped = _sort_op(_reversed(t, axis), axis, order, arg=True)
+    return (t.shape[axis] - 1) - _reversed(flipped, axis)
+
+
+def _reversed(t: Tensor, axis: int) -> Tensor:
+    axis = axis % max(t.ndim, 1)
+    return t[(slice(None),) * axis + (slice(None, None, -1),)]
 
 
 def _sort_op(a: Any, axis: Any, order: Any, arg: bool) -> Tensor:

@@ -20,9 +20,9 @@ from ...core.entity import has_unknown
 from ...core.operator import Tiled
 from ...core.tiling import recursive_tile
 from ..chunks import normalize_chunk_sizes, offsets
-from ..core import Tensor, TensorOperator, tensor_data
+from ..core import Tensor, TensorOperator, on_device, tensor_data
 from ..rechunk import rechunk
-from .core import TensorFull, astensor, check_order, grid_tile
+from .core import TensorFull, astensor, check_order, grid_tile, placement
 
 __all__ = ["arange", "linspace", "eye", "identity", "tri", "diag", "diagflat", "tril", "triu"]
 
@@ -91,23 +91,55 @@ def _arange_length(start: Any, stop: Any, step: Any, dtype: np.dtype) -> int:
     return max(0, min(lengths))
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, chunk_size: Any = None) -> Tensor:
-    """Evenly spaced values in ``[start, stop)``, as ``np.arange``.
+def _time_arange(start: Any, stop: Any, step: Any, dtype: Any) -> tuple[Any, Any, np.dtype, int]:
+    """``arange`` over datetime64/timedelta64 as numpy does it: one common unit; an integer
+    ``stop`` after a datetime ``start`` counts units from ``start``. Returns start, step, dtype, length."""
+    times = [np.asarray(v).dtype for v in (start, stop, step) if np.asarray(v).dtype.kind in "mM"]
+    common = times[0]
+    for t in times[1:]:
+        common = np.promote_types(common, t)
+    if dtype is not None:
+        common = np.promote_types(common, np.dtype(dtype)) if np.dtype(dtype).kind in "mM" else np.dtype(dtype)
+    unit, count = np.datetime_data(common)
+    delta = np.dtype(f"m8[{count}{unit}]")
+    as_time = lambda v: np.asarray(v).astype(common if np.asarray(v).dtype.kind == "M" else delta)  # noqa: E731
+    first, last, step_ = as_time(start), as_time(stop), np.asarray(step).astype(delta)
+    if common.kind == "M" and last.dtype.kind == "m":
+        last = first + last
+    if first.dtype.kind != common.kind or step_ == np.timedelta64(0):
+        raise ValueError(f"arange: cannot make {common} values from start={start!r}, stop={stop!r}, step={step!r}")
+    if np.isnat(first) or np.isnat(last) or np.isnat(step_):
+        raise ValueError("arange: cannot compute length")
+    length = max(0, math.ceil((last - first) / step_))
+    return first[()], step_[()], common, length
+
+
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, chunk_size: Any = None, *,
+           device: Any = None, gpu: Any = None) -> Tensor:
+    """Evenly spaced values in ``[start, stop)``, as ``np.arange`` (datetime64 and timedelta64
+    included).
 
     >>> import mars.tensor as mt
     >>> mt.arange(1, 10, 3, chunk_size=2).execute().fetch()
     array([1, 4, 7])
+    >>> import numpy as np
+    >>> mt.arange(np.datetime64("2024-01-30"), np.datetime64("2024-02-02")).execute().fetch()
+    array(['2024-01-30', '2024-01-31', '2024-02-01'], dtype='datetime64[D]')
     """
+    gpu = placement(device, gpu)
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
-    dtype = _arange_dtype(start, stop, step) if dtype is None else np.dtype(dtype)
-    length = _arange_length(start, stop, step, dtype)
+    if any(np.asarray(v).dtype.kind in "mM" for v in (start, stop, step)):
+        start, step, dtype, length = _time_arange(start, stop, step, dtype)
+    else:
+        dtype = _arange_dtype(start, stop, step) if dtype is None else np.dtype(dtype)
+        length = _arange_length(start, stop, step, dtype)
     if dtype == np.bool_ and length > 2:
         raise TypeError(f"arange() is only supported for booleans when the result has at most length 2, got {length}")
     nsplits = normalize_chunk_sizes((length,), chunk_size, dtype.itemsize)
     op = TensorArange(start=start, step=step, dtype=dtype, offset=0, length=length, nsplits=nsplits)
-    return op.new_tensor([], (length,), dtype)
+    return on_device(op, gpu).new_tensor([], (length,), dtype)
 
 
 # ----------------------------------------------------------------- linspace
@@ -164,6 +196,9 @@ def linspace(
     dtype: Any = None,
     axis: int = 0,
     chunk_size: Any = None,
+    *,
+    device: Any = None,
+    gpu: Any = None,
 ) -> Tensor | tuple[Tensor, Any]:
     """``num`` evenly spaced values from ``start`` to ``stop``, as ``np.linspace`` (scalar ends).
 
@@ -171,6 +206,7 @@ def linspace(
     >>> mt.linspace(0, 1, 5, chunk_size=2).execute().fetch()
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
+    gpu = placement(device, gpu)
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -182,7 +218,7 @@ def linspace(
     nsplits = normalize_chunk_sizes((num,), chunk_size, dtype.itemsize)
     op = TensorLinspace(start=start, stop=stop, num=num, endpoint=bool(endpoint), calc_dtype=calc_dtype,
                         dtype=dtype, offset=0, length=num, nsplits=nsplits)
-    t = op.new_tensor([], (num,), dtype)
+    t = on_device(op, gpu).new_tensor([], (num,), dtype)
     if not retstep:
         return t
     div = num - 1 if endpoint else num
@@ -215,16 +251,18 @@ class TensorTri(_BandSource):
         return np.tri(*self.shape, k=self.k, dtype=self.dtype)
 
 
-def _band(cls: type[_BandSource], N: Any, M: Any, k: Any, dtype: Any, order: str, chunk_size: Any) -> Tensor:
+def _band(cls: type[_BandSource], N: Any, M: Any, k: Any, dtype: Any, order: str, chunk_size: Any,
+          gpu: Any = None) -> Tensor:
     shape = (_count(N), _count(N if M is None else M))
     dtype = np.dtype(dtype)
     nsplits = normalize_chunk_sizes(shape, chunk_size, dtype.itemsize)
     op = cls(k=operator.index(k), dtype=dtype, order=check_order(order), shape=shape, nsplits=nsplits)
-    return op.new_tensor([], shape, dtype, order=order)
+    return on_device(op, gpu).new_tensor([], shape, dtype, order=order)
 
 
 def eye(
-    N: int, M: int | None = None, k: int = 0, dtype: Any = float, order: str = "C", chunk_size: Any = None
+    N: int, M: int | None = None, k: int = 0, dtype: Any = float, order: str = "C", chunk_size: Any = None, *,
+    device: Any = None, gpu: Any = None,
 ) -> Tensor:
     """Ones on the ``k``-th diagonal, zeros elsewhere, as ``np.eye``.
 
@@ -234,7 +272,7 @@ def eye(
            [0, 0, 1],
            [0, 0, 0]])
     """
-    return _band(TensorEye, N, M, k, dtype, order, chunk_size)
+    return _band(TensorEye, N, M, k, float if dtype is None else dtype, order, chunk_size, placement(device, gpu))
 
 
 def identity(n: int, dtype: Any = None, chunk_size: Any = None) -> Tensor:

@@ -13,6 +13,7 @@ from typing import Any, Generator
 
 import numpy as np
 
+from ...core.device import copy_array
 from ...core.operator import Tiled
 from ...core.tiling import recursive_tile
 from ..base.reshape import known_sizes, rechunked
@@ -34,7 +35,7 @@ class TensorSetPoints(TensorOperator):
     params = ("axis", "points", "value", "take")
 
     def execute(self, x: np.ndarray, *value: np.ndarray) -> np.ndarray:
-        out = np.array(x)  # a copy (and a 0-d array where a chunk holds a numpy scalar)
+        out = copy_array(x)  # a copy (and a 0-d array where a chunk holds a numpy scalar)
         where = (slice(None),) * self.axis + tuple(self.points)
         out[where] = value[0][(slice(None),) * self.axis + (self.take,)] if value else self.value
         return out

@@ -14,6 +14,7 @@ from typing import Any, Generator
 
 import numpy as np
 
+from ...core.device import copy_array
 from ...core.operator import Fetch, Tiled
 from ..base.reshape import known_sizes, rechunked
 from ..chunks import offsets
@@ -168,7 +169,7 @@ class TensorMaskSetChunk(TensorOperator):
     def execute(self, x: np.ndarray, *more: np.ndarray) -> np.ndarray:
         rest = list(more)
         mask = self.mask if self.mask is not None else rest.pop(0)
-        out = np.array(x)  # a copy (and a 0-d array where a chunk holds a numpy scalar)
+        out = copy_array(x)  # a copy (and a 0-d array where a chunk holds a numpy scalar)
         out[mask] = rest[0] if rest else self.value
         return out
 

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Generator
+import weakref
+from typing import Any, Callable, Generator
 
 import numpy as np
 
+from ...core.device import copy_array
 from ...core.operator import Tiled
 from ...core.tiling import recursive_tile
 from ..base.reshape import known_sizes, rechunked
@@ -46,7 +48,7 @@ class TensorSetChunk(TensorOperator):
     params = ("index", "value")
 
     def execute(self, x: np.ndarray, *value: np.ndarray) -> np.ndarray:
-        out = np.array(x)  # a copy (and a 0-d array where a chunk holds a numpy scalar)
+        out = copy_array(x)  # a copy (and a 0-d array where a chunk holds a numpy scalar)
         out[self.index] = value[0] if value else self.value
         return out
 
@@ -173,7 +175,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     value = _fit_value(_as_value(value, data.dtype), result_dims(data.shape, entries, in_front), entries, data)
     if any(isinstance(e, BoolArray) and not e.value.ndim for e in entries):  # a false 0-d mask: nothing to write
         return
-    t.data = assign(data, [e for e in entries if e is not None], value, in_front)  # new axes add nothing to write into
+    rebind(t, assign(data, [e for e in entries if e is not None], value, in_front))  # new axes: nothing to write into
 
 
 def _scalar_mask_as_new_axis(entries: list) -> list:
@@ -240,6 +242,144 @@ def _with_picked_dims(value: np.ndarray, entries: list) -> np.ndarray:
     for e in entries:
         shape.append(1 if isinstance(e, int) else next(it))
     return np.ascontiguousarray(value).reshape(shape)
+
+
+# ----------------------------------------------------------------- views
+# ``b = a[:5, 5:10]`` is a view of ``a``, as in numpy: writes into ``b`` (``b[...] = v``,
+# ``b += 1``) reach ``a``. A view remembers its base and index here (id of the view ->
+# (weak reference to it, base, index)); a write into a view sets the region in the base and
+# reads the view back from it. Unlike numpy, a write into the base is not seen by views taken
+# before it: tensors built earlier keep the data they were built from (see test_setitem).
+_VIEWS: dict[int, tuple[Any, Tensor, Any]] = {}
+
+
+def _view_entry(t: Any) -> tuple[Any, Tensor, Any] | None:
+    entry = _VIEWS.get(id(t))
+    return entry if entry is not None and entry[0]() is t else None
+
+
+def is_view(t: Any) -> bool:
+    """Whether ``t`` was taken from another tensor by basic indexing (writes into it reach that one)."""
+    return _view_entry(t) is not None
+
+
+def rebind(t: Tensor, data: TensorData) -> None:
+    """Point ``t`` at ``data`` (its new value); if ``t`` is a view, write that value into its base."""
+    entry = _view_entry(t)
+    if entry is None:
+        t.data = data
+        return
+    _, base, index = entry
+    setitem(base, index, Tensor(data))  # the base may itself be a view: the write goes on up
+    t.data = _plain_getitem(base, index).data
+
+
+def _is_basic(index: Any, ndim: int) -> bool:
+    """A basic index that numpy answers with a view (not a scalar: some slice, ``...`` or new axis)."""
+    entries = index if isinstance(index, tuple) else (index,)
+    ints = 0
+    for e in entries:
+        if isinstance(e, (bool, np.bool_)) or not (e is None or e is Ellipsis or isinstance(e, (slice, int, np.integer))):
+            return False
+        ints += isinstance(e, (int, np.integer))
+    return ints < ndim or any(e is None or e is Ellipsis for e in entries)
+
+
+_plain_getitem: Callable[[Any, Any], Tensor] = lambda t, index: t[index]
+
+
+def install_views() -> None:
+    """Make ``Tensor.__getitem__`` remember the views it returns (wraps the installed one once)."""
+    global _plain_getitem
+    getitem = Tensor.__getitem__
+    if getattr(getitem, "records_views", False):
+        return
+    _plain_getitem = getitem
+
+    def __getitem__(t: Tensor, index: Any) -> Tensor:
+        result = getitem(t, index)
+        if isinstance(result, Tensor) and isinstance(t, Tensor) and _is_basic(index, t.ndim):
+            key = id(result)
+            _VIEWS[key] = (weakref.ref(result), t, index)
+            weakref.finalize(result, _VIEWS.pop, key, None)
+        return result
+
+    __getitem__.records_views = True  # type: ignore[attr-defined]
+    Tensor.__getitem__ = __getitem__  # type: ignore[method-assign]
+
+
+class TensorUfuncAtChunk(TensorOperator):
+    """One touched chunk: a copy with ``ufunc.at(x, coords, values)`` applied (repeats accumulate)."""
+
+    params = ("func", "coords", "values")
+
+    def execute(self, x: np.ndarray) -> np.ndarray:
+        out = np.array(x)
+        args = () if self.values is None else (self.values,)
+        getattr(np, self.func).at(out, self.coords, *args)
+        return out
+
+
+class TensorUfuncAt(TensorOperator):
+    """``ufunc.at(x, index, values)``: the points (flat coordinates per axis, in numpy's order)
+    routed to the chunks that hold them."""
+
+    params = ("func", "coords", "values")
+
+    @classmethod
+    def tile(cls, op: TensorUfuncAt) -> Generator[Any, Any, Tiled]:
+        x = op.inputs[0]
+        yield from known_sizes([x])
+        bounds = [np.cumsum((0,) + tuple(s)) for s in x.nsplits]
+        at = [np.searchsorted(b, c, side="right") - 1 for b, c in zip(bounds, op.coords)]
+        chunks = []
+        for c in x.chunks:
+            hit = np.ones(len(op.coords[0]), bool)
+            for d, i in enumerate(c.index):
+                hit &= at[d] == i
+            if not hit.any():
+                chunks.append(c)
+                continue
+            local = tuple(coord[hit] - b[i] for coord, b, i in zip(op.coords, bounds, c.index))
+            values = None if op.values is None else op.values[hit]
+            chunk_op = TensorUfuncAtChunk(func=op.func, coords=local, values=values)
+            chunks.append(chunk_op.new_chunk([c], index=c.index, shape=c.shape, dtype=c.dtype, order=c.order))
+        return Tiled(chunks, x.nsplits)
+
+
+def ufunc_at(t: Any, ufunc: np.ufunc, index: Any, values: Any = None) -> None:
+    """``ufunc.at(t, index, values)`` (``np.add.at(t, [0, 0], 1)`` adds 2): ``t`` is rebound to
+    the result, as an assignment rebinds it. A tensor ``values`` is computed first.
+
+    >>> import numpy as np, mars.tensor as mt
+    >>> t = mt.zeros(4, dtype=int, chunk_size=3)
+    >>> np.add.at(t, [0, 0, 3], 1)
+    >>> t.execute().fetch().tolist()
+    [2, 0, 0, 1]
+    """
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{ufunc.__name__}.at needs a mars Tensor to write into, got {type(t).__name__}")
+    data = tensor_data(t)
+    if any(_nan(s) for s in data.shape):
+        raise ValueError(f"{ufunc.__name__}.at needs the tensor's shape, unknown until executed; call .execute() first")
+    if ufunc.nin == 2 and values is None:
+        raise ValueError(f"second operand needed for ufunc {ufunc.__name__}")
+    if not data.shape:
+        raise NotImplementedError(f"{ufunc.__name__}.at on a 0-d tensor: assign t[...] = {ufunc.__name__}(t, values)")
+    index = index.fetch() if is_tensor(index) else index
+    shape = tuple(int(s) for s in data.shape)
+    # each point's coordinate along each axis: the index applied to (zero-copy) coordinate grids
+    grids = [np.broadcast_to(np.arange(n).reshape((-1,) + (1,) * (len(shape) - d - 1)), shape)
+             for d, n in enumerate(shape)]
+    picked = [np.asarray(g[index]) for g in grids]
+    coords = tuple(p.ravel() for p in picked)
+    if values is not None:
+        values = np.asarray(values.fetch() if is_tensor(values) else values)
+        values = np.ascontiguousarray(np.broadcast_to(values, picked[0].shape)).ravel()
+    probe = np.zeros(1, dtype=data.dtype)  # numpy's dtype errors, raised now
+    getattr(np, ufunc.__name__).at(probe, [0], *(() if values is None else (np.zeros(1, values.dtype),)))
+    op = TensorUfuncAt(func=ufunc.__name__, coords=coords, values=values)
+    rebind(t, op.new_tileable([data], shape=data.shape, dtype=data.dtype, order=data.order))
 
 
 Tensor.__setitem__ = setitem  # type: ignore[method-assign]

@@ -23,6 +23,7 @@ from typing import Any, Generator, Iterator, Sequence
 
 import numpy as np
 
+from ...core.device import asarray, xp_of
 from ...core.operator import Tiled
 from ...core.options import options
 from ..base.reshape import known_sizes, rechunked
@@ -54,7 +55,7 @@ class _BlockProduct(TensorOperator):
                 out = part if part.dtype == self.dtype else part.astype(self.dtype)
             else:
                 out += part
-        return np.asarray(out)  # np.dot of two vectors gives a numpy scalar
+        return asarray(out)  # np.dot of two vectors gives a numpy scalar
 
 
 class TensorDotBlock(_BlockProduct):
@@ -81,7 +82,7 @@ def _product(a: np.ndarray, b: np.ndarray, a_axes: tuple, b_axes: tuple) -> np.n
     if a.ndim > 2 or b.ndim > 2 or len(a_axes) != 1:
         return np.tensordot(a, b, (a_axes, b_axes))
     if a is b and a.ndim == 2 and a_axes == b_axes:
-        a = b = np.ascontiguousarray(a)  # the symmetric product needs one buffer seen twice
+        a = b = xp_of(a).ascontiguousarray(a)  # the symmetric product needs one buffer seen twice
     lhs = a.T if a.ndim == 2 and a_axes[0] == 0 else a
     rhs = b.T if b.ndim == 2 and b_axes[0] == 1 else b
     return np.dot(lhs, rhs)

@@ -18,6 +18,7 @@ from typing import Any, Generator, Sequence
 
 import numpy as np
 
+from ...core.device import array_module
 from ...core.entity import chunk_indexes, has_unknown
 from ...core.operator import Tiled
 from ...core.tiling import recursive_tile
@@ -89,8 +90,19 @@ class TensorDistribution(TensorOperator):
     def execute(self, *params: np.ndarray) -> np.ndarray:
         values = iter(params)
         args = [next(values) if a is INPUT else a for a in self.args]
-        sample = getattr(chunk_rng(self.seed, self.stream), self.method)
+        rng = device_rng(self.seed, self.stream, method=self.method) if self.gpu else None
+        sample = getattr(rng if rng is not None else chunk_rng(self.seed, self.stream), self.method)
         return sample(*args, size=self.size, **dict(self.kwargs))
+
+
+def device_rng(seed: int, *stream: int, method: str = "random") -> Any:
+    """CuPy's generator for one stream of a GPU random tensor, or None where CuPy's lacks ``method``
+    (the chunk is then sampled on the host from the CPU stream and copied over)."""
+    cp = array_module(True)
+    # one 64-bit seed per stream, drawn from the same SeedSequence tree as the CPU streams
+    state = np.random.SeedSequence(seed, spawn_key=stream).generate_state(1, np.uint64)[0]
+    rng = cp.random.default_rng(int(state))
+    return rng if hasattr(rng, method) else None
 
 
 def _param_index(param: Any, index: tuple) -> tuple:
@@ -130,6 +142,7 @@ def random_tensor(
     chunk_size: Any,
     kwargs: dict | None = None,
     dtype: Any = None,
+    gpu: Any = None,
 ) -> Tensor:
     """A random tensor of ``Generator.<method>(*args, size)``; ``legacy`` names the
     ``np.random`` function whose checks and dtype it follows."""
@@ -145,4 +158,6 @@ def random_tensor(
     nsplits = normalize_chunk_sizes(shape, chunk_size, dtype.itemsize)
     op = TensorDistribution(method=method, args=tuple(op_args), kwargs=tuple(sorted(kwargs.items())), seed=seed,
                             stream=None, size=None, nsplits=nsplits)
+    if gpu is not None:
+        op.gpu = bool(gpu)
     return op.new_tensor(inputs, shape, dtype)

@@ -48,11 +48,12 @@ class RandomState:
     def _seed(self) -> int:
         return int(self._state.randint(0, np.iinfo(np.int64).max, dtype=np.int64))
 
-    def _sample(self, legacy: str, method: str, args: tuple, size: Any, chunk_size: Any, **kw: Any) -> Tensor:
-        return random_tensor(self._seed(), legacy, method, args, size, chunk_size, **kw)
+    def _sample(self, legacy: str, method: str, args: tuple, size: Any, chunk_size: Any, gpu: Any = None,
+                **kw: Any) -> Tensor:
+        return random_tensor(self._seed(), legacy, method, args, size, chunk_size, gpu=gpu, **kw)
 
     # ----------------------------------------------------------------- uniform floats and integers
-    def random_sample(self, size: Any = None, dtype: Any = None, chunk_size: Any = None) -> Tensor:
+    def random_sample(self, size: Any = None, dtype: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Floats uniform on ``[0, 1)``, as ``np.random.random_sample`` (``dtype`` float64 or float32).
 
         >>> import mars.tensor as mt
@@ -60,20 +61,20 @@ class RandomState:
         (3, 2)
         """
         dtype = _float_dtype(dtype, "random_sample")
-        return self._sample("random_sample", "random", (), size, chunk_size, kwargs={"dtype": dtype}, dtype=dtype)
+        return self._sample("random_sample", "random", (), size, chunk_size, gpu=gpu, kwargs={"dtype": dtype}, dtype=dtype)
 
     random = ranf = sample = random_sample
 
-    def rand(self, *dn: int, dtype: Any = None, chunk_size: Any = None) -> Tensor:
+    def rand(self, *dn: int, dtype: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Floats uniform on ``[0, 1)`` of shape ``dn``, as ``np.random.rand``.
 
         >>> import mars.tensor as mt
         >>> mt.random.rand(2, 3).dtype
         dtype('float64')
         """
-        return self.random_sample(_dims(dn), dtype=dtype, chunk_size=chunk_size)
+        return self.random_sample(_dims(dn), dtype=dtype, chunk_size=chunk_size, gpu=gpu)
 
-    def standard_normal(self, size: Any = None, dtype: Any = None, chunk_size: Any = None) -> Tensor:
+    def standard_normal(self, size: Any = None, dtype: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Samples of the standard normal distribution, as ``np.random.standard_normal``.
 
         >>> import mars.tensor as mt
@@ -81,19 +82,19 @@ class RandomState:
         (5,)
         """
         dtype = _float_dtype(dtype, "standard_normal")
-        return self._sample("standard_normal", "standard_normal", (), size, chunk_size, kwargs={"dtype": dtype},
+        return self._sample("standard_normal", "standard_normal", (), size, chunk_size, gpu=gpu, kwargs={"dtype": dtype},
                             dtype=dtype)
 
-    def randn(self, *dn: int, dtype: Any = None, chunk_size: Any = None) -> Tensor:
+    def randn(self, *dn: int, dtype: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Standard normal samples of shape ``dn``, as ``np.random.randn``.
 
         >>> import mars.tensor as mt
         >>> mt.random.randn(2, 2, chunk_size=1).shape
         (2, 2)
         """
-        return self.standard_normal(_dims(dn), dtype=dtype, chunk_size=chunk_size)
+        return self.standard_normal(_dims(dn), dtype=dtype, chunk_size=chunk_size, gpu=gpu)
 
-    def randint(self, low: Any, high: Any = None, size: Any = None, dtype: Any = int, chunk_size: Any = None) -> Tensor:
+    def randint(self, low: Any, high: Any = None, size: Any = None, dtype: Any = int, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Integers on ``[low, high)`` (``[0, low)`` without ``high``), as ``np.random.randint``.
 
         >>> import mars.tensor as mt
@@ -102,110 +103,110 @@ class RandomState:
         (True, dtype('int64'))
         """
         args = (low,) if high is None else (low, high)
-        return self._sample("randint", "integers", args, size, chunk_size, kwargs={"dtype": np.dtype(dtype)})
+        return self._sample("randint", "integers", args, size, chunk_size, gpu=gpu, kwargs={"dtype": np.dtype(dtype)})
 
-    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Floats uniform on ``[low, high)``, as ``np.random.uniform``.
 
         >>> import mars.tensor as mt
         >>> mt.random.uniform(-1, 1, size=(2, 3)).shape
         (2, 3)
         """
-        return self._sample("uniform", "uniform", (low, high), size, chunk_size)
+        return self._sample("uniform", "uniform", (low, high), size, chunk_size, gpu=gpu)
 
     # ----------------------------------------------------------------- other distributions
-    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Normal samples, as ``np.random.normal`` (``loc``/``scale`` may be tensors).
 
         >>> import mars.tensor as mt
         >>> mt.random.normal(10, 2, size=100, chunk_size=30).shape
         (100,)
         """
-        return self._sample("normal", "normal", (loc, scale), size, chunk_size)
+        return self._sample("normal", "normal", (loc, scale), size, chunk_size, gpu=gpu)
 
-    def poisson(self, lam: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def poisson(self, lam: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Poisson counts, as ``np.random.poisson`` (int64)."""
-        return self._sample("poisson", "poisson", (lam,), size, chunk_size)
+        return self._sample("poisson", "poisson", (lam,), size, chunk_size, gpu=gpu)
 
-    def binomial(self, n: Any, p: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def binomial(self, n: Any, p: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Binomial counts, as ``np.random.binomial`` (int64)."""
-        return self._sample("binomial", "binomial", (n, p), size, chunk_size)
+        return self._sample("binomial", "binomial", (n, p), size, chunk_size, gpu=gpu)
 
-    def exponential(self, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def exponential(self, scale: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Exponential samples, as ``np.random.exponential``."""
-        return self._sample("exponential", "exponential", (scale,), size, chunk_size)
+        return self._sample("exponential", "exponential", (scale,), size, chunk_size, gpu=gpu)
 
-    def standard_exponential(self, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def standard_exponential(self, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Exponential samples with scale 1, as ``np.random.standard_exponential``."""
-        return self._sample("standard_exponential", "standard_exponential", (), size, chunk_size)
+        return self._sample("standard_exponential", "standard_exponential", (), size, chunk_size, gpu=gpu)
 
-    def beta(self, a: Any, b: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def beta(self, a: Any, b: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Beta samples, as ``np.random.beta``."""
-        return self._sample("beta", "beta", (a, b), size, chunk_size)
+        return self._sample("beta", "beta", (a, b), size, chunk_size, gpu=gpu)
 
-    def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Gamma samples, as ``np.random.gamma``."""
-        return self._sample("gamma", "gamma", (shape, scale), size, chunk_size)
+        return self._sample("gamma", "gamma", (shape, scale), size, chunk_size, gpu=gpu)
 
-    def standard_gamma(self, shape: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def standard_gamma(self, shape: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Gamma samples with scale 1, as ``np.random.standard_gamma``."""
-        return self._sample("standard_gamma", "standard_gamma", (shape,), size, chunk_size)
+        return self._sample("standard_gamma", "standard_gamma", (shape,), size, chunk_size, gpu=gpu)
 
-    def lognormal(self, mean: Any = 0.0, sigma: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def lognormal(self, mean: Any = 0.0, sigma: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Log-normal samples, as ``np.random.lognormal``."""
-        return self._sample("lognormal", "lognormal", (mean, sigma), size, chunk_size)
+        return self._sample("lognormal", "lognormal", (mean, sigma), size, chunk_size, gpu=gpu)
 
-    def laplace(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def laplace(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Laplace samples, as ``np.random.laplace``."""
-        return self._sample("laplace", "laplace", (loc, scale), size, chunk_size)
+        return self._sample("laplace", "laplace", (loc, scale), size, chunk_size, gpu=gpu)
 
-    def logistic(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def logistic(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Logistic samples, as ``np.random.logistic``."""
-        return self._sample("logistic", "logistic", (loc, scale), size, chunk_size)
+        return self._sample("logistic", "logistic", (loc, scale), size, chunk_size, gpu=gpu)
 
-    def gumbel(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def gumbel(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Gumbel samples, as ``np.random.gumbel``."""
-        return self._sample("gumbel", "gumbel", (loc, scale), size, chunk_size)
+        return self._sample("gumbel", "gumbel", (loc, scale), size, chunk_size, gpu=gpu)
 
-    def geometric(self, p: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def geometric(self, p: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Geometric counts, as ``np.random.geometric`` (int64)."""
-        return self._sample("geometric", "geometric", (p,), size, chunk_size)
+        return self._sample("geometric", "geometric", (p,), size, chunk_size, gpu=gpu)
 
-    def chisquare(self, df: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def chisquare(self, df: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Chi-square samples, as ``np.random.chisquare``."""
-        return self._sample("chisquare", "chisquare", (df,), size, chunk_size)
+        return self._sample("chisquare", "chisquare", (df,), size, chunk_size, gpu=gpu)
 
-    def standard_t(self, df: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def standard_t(self, df: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Student's t samples, as ``np.random.standard_t``."""
-        return self._sample("standard_t", "standard_t", (df,), size, chunk_size)
+        return self._sample("standard_t", "standard_t", (df,), size, chunk_size, gpu=gpu)
 
-    def standard_cauchy(self, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def standard_cauchy(self, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Cauchy samples, as ``np.random.standard_cauchy``."""
-        return self._sample("standard_cauchy", "standard_cauchy", (), size, chunk_size)
+        return self._sample("standard_cauchy", "standard_cauchy", (), size, chunk_size, gpu=gpu)
 
-    def pareto(self, a: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def pareto(self, a: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Pareto II samples, as ``np.random.pareto``."""
-        return self._sample("pareto", "pareto", (a,), size, chunk_size)
+        return self._sample("pareto", "pareto", (a,), size, chunk_size, gpu=gpu)
 
-    def weibull(self, a: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def weibull(self, a: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Weibull samples, as ``np.random.weibull``."""
-        return self._sample("weibull", "weibull", (a,), size, chunk_size)
+        return self._sample("weibull", "weibull", (a,), size, chunk_size, gpu=gpu)
 
-    def rayleigh(self, scale: Any = 1.0, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def rayleigh(self, scale: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Rayleigh samples, as ``np.random.rayleigh``."""
-        return self._sample("rayleigh", "rayleigh", (scale,), size, chunk_size)
+        return self._sample("rayleigh", "rayleigh", (scale,), size, chunk_size, gpu=gpu)
 
-    def negative_binomial(self, n: Any, p: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def negative_binomial(self, n: Any, p: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Negative binomial counts, as ``np.random.negative_binomial`` (int64)."""
-        return self._sample("negative_binomial", "negative_binomial", (n, p), size, chunk_size)
+        return self._sample("negative_binomial", "negative_binomial", (n, p), size, chunk_size, gpu=gpu)
 
-    def triangular(self, left: Any, mode: Any, right: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def triangular(self, left: Any, mode: Any, right: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Triangular samples, as ``np.random.triangular``."""
-        return self._sample("triangular", "triangular", (left, mode, right), size, chunk_size)
+        return self._sample("triangular", "triangular", (left, mode, right), size, chunk_size, gpu=gpu)
 
-    def zipf(self, a: Any, size: Any = None, chunk_size: Any = None) -> Tensor:
+    def zipf(self, a: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Zipf counts, as ``np.random.zipf`` (int64)."""
-        return self._sample("zipf", "zipf", (a,), size, chunk_size)
+        return self._sample("zipf", "zipf", (a,), size, chunk_size, gpu=gpu)
 
     # ----------------------------------------------------------------- sampling and shuffling
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, chunk_size: Any = None) -> Tensor:

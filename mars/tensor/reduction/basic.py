@@ -116,7 +116,7 @@ class TensorMean(TensorReduction):
 
     def chunk_fn(self, x: np.ndarray) -> tuple:
         total = np.sum(x, axis=self.axis, keepdims=True, dtype=self.sum_dtype)
-        count = np.full(total.shape, _count(x.shape, self.axis), dtype=np.int64)
+        count = np.full_like(total, _count(x.shape, self.axis), dtype=np.int64)  # on total's device
         return total, count
 
     def combine_fn(self, p: tuple) -> tuple:

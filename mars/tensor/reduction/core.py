@@ -19,6 +19,7 @@ from typing import Any, Callable, ClassVar, Generator, Sequence
 
 import numpy as np
 
+from ...core.device import asarray
 from ...core.entity import has_unknown
 from ...core.operator import Tiled
 from ...core.options import options
@@ -201,7 +202,7 @@ class ReduceAgg(TensorOperator):
     def execute(self, *partials: Any) -> np.ndarray:
         red = self.reduction
         partial = concat_partials(partials, red.axis[0]) if len(partials) > 1 else partials[0]
-        result = np.asarray(red.agg_fn(partial))
+        result = asarray(red.agg_fn(partial))  # on the GPU, a CuPy array stays one
         if not red.keepdims:
             result = result.reshape(tuple(s for d, s in enumerate(result.shape) if d not in red.axis))
         if result.dtype != red.dtype:

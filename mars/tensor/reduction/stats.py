@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...core.device import asarray, is_device_array, xp_of
 from ..arithmetic.core import TensorElementwise, apply_ufunc
 from ..base.transpose import transpose
 from ..core import Tensor, is_tensor, tensor_data
@@ -60,8 +61,18 @@ def _nan_mask(x: np.ndarray, skipna: bool) -> Any:
 def _counts(x: np.ndarray, mask: Any, axis: tuple) -> np.ndarray:
     if mask is True:
         shape = tuple(1 if d in axis else s for d, s in enumerate(x.shape))
-        return np.full(shape, int(np.prod([x.shape[d] for d in axis])), dtype=np.int64)
+        return xp_of(x).full(shape, int(np.prod([x.shape[d] for d in axis])), dtype=np.int64)
     return np.sum(mask, axis=axis, keepdims=True, dtype=np.int64)
+
+
+def masked_sum(x: Any, axis: tuple, dtype: Any, mask: Any) -> Any:
+    """``np.sum(x, where=mask)`` with kept dims; ``mask`` True sums everything. CuPy has no ``where=``:
+    on the GPU the masked-out values are zeroed first."""
+    if mask is True:
+        return np.sum(x, axis=axis, keepdims=True, dtype=dtype)
+    if is_device_array(x):
+        return np.sum(np.where(mask, x, 0), axis=axis, keepdims=True, dtype=dtype)
+    return np.sum(x, axis=axis, keepdims=True, dtype=dtype, where=mask)
 
 
 # ----------------------------------------------------------------- var / std
@@ -74,12 +85,12 @@ class TensorMoments(TensorReduction):
         axis, work = self.axis, self.work_dtype
         mask = _nan_mask(x, self.skipna)
         count = _counts(x, mask, axis)
-        total = np.sum(x, axis=axis, keepdims=True, dtype=work, where=mask)
+        total = masked_sum(x, axis, work, mask)
         with np.errstate(invalid="ignore", divide="ignore"):
             avg = np.true_divide(total, count, dtype=work)
         avg = np.where(count > 0, avg, 0)
         dev = _abs2(np.subtract(x, avg, dtype=work))
-        return count, avg, np.sum(dev, axis=axis, keepdims=True, where=mask)
+        return count, avg, masked_sum(dev, axis, None, mask)
 
     def combine_fn(self, p: tuple) -> tuple:
         count, avg, m2 = p
@@ -118,6 +129,15 @@ def _check_nan_dtype(t: Any, dtype: Any) -> None:
         raise TypeError(f"If a is inexact, then dtype must be inexact, got dtype {np.dtype(dtype)}")
 
 
+def _ddof(ddof: Any, correction: Any) -> Any:
+    """numpy 2 and the Array API spell ``ddof`` as ``correction``; one of them at most."""
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 def _moments(a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool, like: Callable, skipna: bool, root: bool) -> Tensor:
     t = astensor(a)
     if skipna:
@@ -128,44 +148,48 @@ def _moments(a: Any, axis: Any, dtype: Any, ddof: Any, keepdims: bool, like: Cal
     return reduce_tensor(TensorMoments, t, axis, keepdims, out_dtype, **params)
 
 
-def var(a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False) -> Tensor:
+def var(a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False, *,
+        correction: float | None = None) -> Tensor:
     """Variance over ``axis``, ``sum(|x - mean|**2) / (n - ddof)``, as ``np.var``.
 
     >>> import mars.tensor as mt
     >>> float(mt.tensor([1.0, 2.0, 3.0, 4.0], chunk_size=3).var())
     1.25
     """
-    return _moments(a, axis, dtype, ddof, keepdims, np.var, skipna=False, root=False)
+    return _moments(a, axis, dtype, _ddof(ddof, correction), keepdims, np.var, skipna=False, root=False)
 
 
-def std(a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False) -> Tensor:
+def std(a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False, *,
+        correction: float | None = None) -> Tensor:
     """Standard deviation over ``axis``, the square root of :func:`var`.
 
     >>> import mars.tensor as mt
     >>> float(mt.tensor([1.0, 3.0], chunk_size=1).std())
     1.0
     """
-    return _moments(a, axis, dtype, ddof, keepdims, np.std, skipna=False, root=True)
+    return _moments(a, axis, dtype, _ddof(ddof, correction), keepdims, np.std, skipna=False, root=True)
 
 
-def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False) -> Tensor:
+def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False, *,
+        correction: float | None = None) -> Tensor:
     """Variance ignoring NaNs, as ``np.nanvar``; NaN (no warning) where too few values remain.
 
     >>> import mars.tensor as mt
     >>> float(mt.nanvar(mt.tensor([1.0, float("nan"), 3.0], chunk_size=2)))
     1.0
     """
-    return _moments(a, axis, dtype, ddof, keepdims, np.nanvar, skipna=True, root=False)
+    return _moments(a, axis, dtype, _ddof(ddof, correction), keepdims, np.nanvar, skipna=True, root=False)
 
 
-def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False) -> Tensor:
+def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False, *,
+        correction: float | None = None) -> Tensor:
     """Standard deviation ignoring NaNs, as ``np.nanstd``.
 
     >>> import mars.tensor as mt
     >>> float(mt.nanstd(mt.tensor([1.0, float("nan"), 3.0], chunk_size=2)))
     1.0
     """
-    return _moments(a, axis, dtype, ddof, keepdims, np.nanstd, skipna=True, root=True)
+    return _moments(a, axis, dtype, _ddof(ddof, correction), keepdims, np.nanstd, skipna=True, root=True)
 
 
 # ----------------------------------------------------------------- argmin / argmax
@@ -195,15 +219,16 @@ class _ArgReduction(TensorReduction):
         else:
             value = np.take_along_axis(x, local, axis=axis)
             index = local + self.offset[axis]
-        index = np.asarray(index, dtype=np.intp)
+        index = asarray(index, dtype=np.intp)
         if not self.skipna:
             return value, index
-        valid = np.ones(index.shape, dtype=bool) if mask is True else np.any(mask, axis=axis, keepdims=True)
+        valid = np.ones_like(index, dtype=bool) if mask is True else np.any(mask, axis=axis, keepdims=True)
         return value, index, valid
 
     def combine_fn(self, p: tuple) -> tuple:
         value, index, axis = p[0], p[1], self.axis
-        best = self.extreme.reduce(value, axis=axis, keepdims=True)
+        # np.min/np.max are minimum/maximum.reduce (NaN propagates), and CuPy has them (not .reduce)
+        best = (np.min if self.extreme is np.minimum else np.max)(value, axis=axis, keepdims=True)
         hit = value == best
         if value.dtype.kind in "fc":
             hit |= np.isnan(value) & np.isnan(best)
@@ -292,7 +317,7 @@ def nanargmax(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 # ----------------------------------------------------------------- counts and NaN-skipping monoids
 class TensorCountNonzero(TensorReduction):
     def chunk_fn(self, x: np.ndarray) -> np.ndarray:
-        return np.asarray(np.count_nonzero(x, axis=self.axis, keepdims=True), dtype=np.intp)
+        return asarray(np.count_nonzero(x, axis=self.axis, keepdims=True), dtype=np.intp)
 
     def combine_fn(self, p: np.ndarray) -> np.ndarray:
         return np.sum(p, axis=self.axis, keepdims=True)
@@ -381,7 +406,7 @@ class TensorNanMean(TensorReduction):
 
     def chunk_fn(self, x: np.ndarray) -> tuple:
         mask = _nan_mask(x, True)
-        total = np.sum(x, axis=self.axis, keepdims=True, dtype=self.sum_dtype, where=mask)
+        total = masked_sum(x, self.axis, self.sum_dtype, mask)
         return total, _counts(x, mask, self.axis)
 
     def combine_fn(self, p: tuple) -> tuple:
