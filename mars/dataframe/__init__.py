@@ -25,3 +25,4 @@ from .sort import *  # noqa: E402
 from .reshape import *  # noqa: E402
 from .pivot import *  # noqa: E402
 from .io import *  # noqa: E402
+from . import methods, assign, convert  # noqa: E402  (issue 18's families)

@@ -1,0 +1,3 @@
+"""Assignment through loc/iloc/[] (issue 18): being written."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Conversions and iteration (issue 18): being written."""
+
+from __future__ import annotations

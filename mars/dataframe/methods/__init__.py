@@ -1,0 +1,3 @@
+"""More DataFrame/Series methods (issue 18): each module adds its methods when imported."""
+
+from __future__ import annotations
