@@ -25,7 +25,10 @@ def _tiled_ops(t):
     """Every chunk op of ``t``'s tiled graph (tiled without running)."""
     from mars.core.tiling import Tiler
 
-    Tiler(lambda chunks: pytest.fail("tiling asked to run chunks")).tile([t.data])
+    def refuse(chunks, fetch=False):
+        raise AssertionError("tiling asked to run chunks")
+
+    Tiler(refuse).tile([t.data])
     seen, stack, ops = set(), list(t.data.chunks), []
     while stack:
         c = stack.pop()
@@ -234,3 +237,13 @@ def test_a_chain_whose_middle_value_is_read_later_is_cut_before_it():
     assert gpufuse.plan([a, b, c], ["x"], "c")[:2] == (0, 3)
     reads_a = types.SimpleNamespace(op=types.SimpleNamespace(), input_keys=["a"], output_keys=["d"])
     assert gpufuse.plan([a, b, reads_a], ["x"], "d") is None  # a escapes the chain a -> b
+
+
+def test_a_gpu_sort_that_fits_the_device_runs_as_one_kernel_without_an_exchange():
+    g = mt.sort(mt.tensor(np.arange(100.0)[::-1], chunk_size=30).to_gpu())
+    ops = _tiled_ops(g)  # no Fetch of samples: the tiler would fail the test
+    assert len(g.data.chunks) == 1 and g.data.chunks[0].op.gpu
+    assert not any("Split" in type(op).__name__ for op in ops)
+    cpu = mt.sort(mt.tensor(np.arange(100.0)[::-1], chunk_size=30))
+    with pytest.raises(AssertionError, match="tiling asked to run chunks"):
+        _tiled_ops(cpu)  # the CPU sort exchanges runs between chunks, after a sampling stage

@@ -6,7 +6,7 @@ spaced samples; the tiling fetches the samples (a stage), picks pivots, and a
 map-reduce shuffle sends each sorted chunk's runs between pivots to their
 partitions, where they are merged. Partition sizes are known once it ran.
 For more dimensions, the axis is gathered into one chunk and each chunk sorts
-its rows.
+its rows; so is a GPU tensor of up to 4 GiB (one device sort beats the exchange).
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ from .reshape import known_sizes, rechunked
 from .shape import ravel
 
 __all__ = ["sort", "argsort"]
+
+
+#: on a GPU, a 1-D tensor up to this size is sorted whole by one kernel: faster than any exchange of runs
+GPU_WHOLE_SORT_BYTES = 4 << 30
 
 
 class TensorSortChunk(TensorOperator):
@@ -104,7 +108,7 @@ class TensorSort(TensorOperator):
         x, out = op.inputs[0], op.outputs[0]
         axis = op.axis
         yield from known_sizes([x])
-        if x.ndim > 1 or x.chunk_shape[axis] == 1:
+        if x.ndim > 1 or x.chunk_shape[axis] == 1 or (op.gpu and x.nbytes <= GPU_WHOLE_SORT_BYTES):
             x = yield from rechunked(x, tuple((int(s),) if d == axis else x.nsplits[d] for d, s in enumerate(x.shape)))
             chunks = [_local_op(op).new_chunk([c], index=c.index, shape=c.shape, dtype=out.dtype, order="C")
                       for c in x.chunks]
