@@ -28,9 +28,9 @@ class GPUUnavailableError(RuntimeError):
 
 def cupy_module() -> Any:
     """CuPy, imported on first use; a clear error where it is not installed or sees no device."""
-    cp = sys.modules.get("cupy")
-    if cp is not None:
-        return cp
+    loaded = sys.modules.get("cupy")
+    if loaded is not None:
+        return loaded
     try:
         import cupy as cp
     except ImportError as e:

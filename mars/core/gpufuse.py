@@ -111,9 +111,10 @@ def run_chain(chain: tuple[int, int, list[str], tuple], steps: Sequence[Any], en
 def _build(structure: tuple) -> Any:
     used, desc = structure
     cp = cupy_module()
-    funcs = [getattr(cp, func, None) for func, _ in desc]
-    if any(f is None for f in funcs):
+    found = [getattr(cp, func, None) for func, _ in desc]
+    if any(f is None for f in found):
         return None
+    funcs: list[Any] = found
     slot_of = {orig: pos for pos, orig in enumerate(used)}
 
     def chain(*args: Any) -> Any:

@@ -140,7 +140,7 @@ class Tiler:
                 return
             if isinstance(request, Fetch):
                 # tile() plans on the host: GPU chunks' values come to it as NumPy
-                reply = [to_host(v) for v in self._run_chunks(request.chunks, True)]
+                reply = [to_host(v) for v in self._run_chunks(request.chunks, True) or []]
             elif isinstance(request, (list, tuple)) and all(isinstance(c, ChunkData) for c in request):
                 self._run_chunks(list(request), False)
                 reply = None

@@ -14,14 +14,13 @@ from __future__ import annotations
 from typing import Any, Generator
 
 import numpy as np
-import scipy.linalg
 
 from ...core.operator import Tiled
 from ..base.reshape import known_sizes, rechunked
 from ..chunks import common_splits
 from ..core import Tensor, TensorData, TensorOperator, tensor_data
 from .qr import ZerosBlock
-from .whole import TensorWholeMatrix, as_stacked_matrix, conj_transpose, probe, whole_chunk_outputs, whole_matrix
+from .whole import scipy_linalg, TensorWholeMatrix, as_stacked_matrix, conj_transpose, probe, whole_chunk_outputs, whole_matrix
 
 __all__ = ["cholesky"]
 
@@ -41,7 +40,7 @@ class CholeskyPanel(TensorOperator):
     blas = True
 
     def execute(self, l_kk: np.ndarray, a_ik: np.ndarray) -> np.ndarray:
-        return scipy.linalg.solve_triangular(l_kk, a_ik.conj().T, lower=True, check_finite=False).conj().T
+        return scipy_linalg().solve_triangular(l_kk, a_ik.conj().T, lower=True, check_finite=False).conj().T
 
 
 class CholeskyUpdate(TensorOperator):

@@ -13,10 +13,9 @@ import math
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 from ..core import Tensor
-from .whole import as_stacked_matrix, whole_matrix
+from .whole import scipy_linalg, as_stacked_matrix, whole_matrix
 
 __all__ = ["lu"]
 
@@ -45,7 +44,7 @@ def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite:
     """
     t = as_stacked_matrix(a)
     kwargs = dict(permute_l=permute_l, check_finite=check_finite, p_indices=p_indices)
-    sample = scipy.linalg.lu(np.eye(2, dtype=t.dtype), **kwargs)
+    sample = scipy_linalg().lu(np.eye(2, dtype=t.dtype), **kwargs)
     shapes = [tuple(t.shape[:-2]) + s for s in _lu_shapes(*t.shape[-2:], permute_l, p_indices)]
     outs = [(s, r.dtype) for s, r in zip(shapes, sample)]
-    return tuple(whole_matrix(scipy.linalg.lu, [t], outs, **kwargs))
+    return tuple(whole_matrix(scipy_linalg().lu, [t], outs, **kwargs))

@@ -25,7 +25,6 @@ import math
 from typing import Any, Generator, Sequence
 
 import numpy as np
-from scipy.linalg import get_lapack_funcs
 
 from ...core.operator import Tiled
 from ..base.reshape import known_sizes, rechunked
@@ -47,6 +46,8 @@ class TSQRLocal(TensorOperator):
 
     def execute(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         a = np.array(x, dtype=self.dtype, order="F")  # a copy of our own: geqrf writes over it
+        from scipy.linalg import get_lapack_funcs  # scipy loads on first use: import mars.tensor stays quick
+
         geqrf, geqrf_lwork = get_lapack_funcs(("geqrf", "geqrf_lwork"), dtype=self.dtype)
         work, _ = geqrf_lwork(*a.shape)
         factors, tau, _, info = geqrf(a, lwork=max(1, int(np.real(work))), overwrite_a=True)
@@ -105,6 +106,8 @@ class ZerosBlock(TensorOperator):
 
 def _apply_reflectors(factors: np.ndarray, tau: np.ndarray, c: np.ndarray) -> np.ndarray:
     name = "unmqr" if np.iscomplexobj(factors) else "ormqr"
+    from scipy.linalg import get_lapack_funcs
+
     (ormqr,) = get_lapack_funcs((name,), dtype=factors.dtype)
     k = tau.shape[0]
     lwork = max(1, c.shape[1] * _NB + (_NB + 1) * _NB)

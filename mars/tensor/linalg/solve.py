@@ -18,7 +18,6 @@ import operator
 from typing import Any, Generator
 
 import numpy as np
-import scipy.linalg
 
 from ...core.operator import Tiled
 from ..arithmetic import ufuncs as uf
@@ -32,7 +31,7 @@ from ..datasource.core import astensor, empty
 from ..reduction import basic
 from .products import matmul
 from .svd import svd
-from .whole import LinAlgError, as_matrix, as_stacked_matrix, conj_transpose, known_shape, probe, whole_matrix
+from .whole import scipy_linalg, LinAlgError, as_matrix, as_stacked_matrix, conj_transpose, known_shape, probe, whole_matrix
 
 __all__ = ["solve", "solve_triangular", "inv", "lstsq", "tensorinv", "tensorsolve"]
 
@@ -48,7 +47,7 @@ class TriangularSolveBlock(TensorOperator):
         for a_ij, x_j in zip(pairs[::2], pairs[1::2]):
             rhs -= a_ij @ x_j
         try:
-            return scipy.linalg.solve_triangular(a_ii, rhs, lower=self.lower, unit_diagonal=self.unit_diagonal,
+            return scipy_linalg().solve_triangular(a_ii, rhs, lower=self.lower, unit_diagonal=self.unit_diagonal,
                                                  check_finite=False)
         except LinAlgError:  # scipy names the diagonal within the block: name it within the matrix
             at = self.offset + int(np.flatnonzero(np.diagonal(a_ii) == 0)[0])
@@ -109,7 +108,7 @@ def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False, unit_d
     if mode != "N":
         ta = conj_transpose(ta) if mode == "C" else transpose(ta)
         lower = not lower
-    (dtype,) = probe(scipy.linalg.solve_triangular, [ta.dtype, tb.dtype])
+    (dtype,) = probe(scipy_linalg().solve_triangular, [ta.dtype, tb.dtype])
     op = TensorTriangularSolve(lower=bool(lower), unit_diagonal=bool(unit_diagonal))
     return op.new_tensor([tensor_data(ta), tensor_data(tb)], tb.shape, dtype)
 

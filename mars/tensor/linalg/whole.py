@@ -167,3 +167,10 @@ def conj_transpose(x: Tensor) -> Tensor:
     """The conjugate transpose of each matrix (the last two axes) of ``x``."""
     t = transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
     return uf.conjugate(t) if t.dtype.kind == "c" else t
+
+
+def scipy_linalg() -> Any:
+    """scipy.linalg, loaded on first use: ``import mars.tensor`` stays quick."""
+    import scipy.linalg
+
+    return scipy.linalg

@@ -12,9 +12,9 @@ array([0.    , 1.7918])
 
 from __future__ import annotations
 
-from .functions import *
+from .functions import *  # noqa: F403 - re-exported through __all__
 from .functions import __all__ as _functions_all
-from .reductions import *
+from .reductions import *  # noqa: F403 - re-exported through __all__
 from .reductions import __all__ as _reductions_all
 
 __all__ = [*_functions_all, *_reductions_all]

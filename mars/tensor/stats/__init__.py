@@ -13,13 +13,13 @@ gives them with numpy values). scipy is imported on first use.
 
 from __future__ import annotations
 
-from .chisquare import *
+from .chisquare import *  # noqa: F403 - re-exported through __all__
 from .chisquare import __all__ as _chisquare_all
-from .ks import *
+from .ks import *  # noqa: F403 - re-exported through __all__
 from .ks import __all__ as _ks_all
-from .moments import *
+from .moments import *  # noqa: F403 - re-exported through __all__
 from .moments import __all__ as _moments_all
-from .rank import *
+from .rank import *  # noqa: F403 - re-exported through __all__
 from .rank import __all__ as _rank_all
 from .results import (
     DescribeResult,
@@ -28,7 +28,7 @@ from .results import (
     Ttest_indResult,
     TtestResult,
 )
-from .ttest import *
+from .ttest import *  # noqa: F403 - re-exported through __all__
 from .ttest import __all__ as _ttest_all
 
 __all__ = [
