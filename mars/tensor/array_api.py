@@ -47,7 +47,7 @@ from .base.transpose import transpose
 from .core import Tensor, TensorOperator, tensor_data
 from .datasource.array import asarray
 from .datasource.core import astensor, check_device, full, placement
-from .indexing.setitem import install_views, is_view, rebind
+from .indexing.setitem import is_view, rebind
 from .reduction.cumulative import cumprod, cumsum
 
 __all__ = [
@@ -493,7 +493,6 @@ def _install() -> None:
     # getters are bound with the other methods (mars.tensor.methods), which keeps these setters
     Tensor.real = property(None, _part_setter("real"))  # type: ignore[attr-defined]
     Tensor.imag = property(None, _part_setter("imag"))  # type: ignore[attr-defined]
-    install_views()
 
 
 _install()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..core import Tensor
 from .getitem import argwhere, compress, flatnonzero, getitem, nonzero, take
-from .setitem import setitem
+from .setitem import install_views, setitem
 
 __all__ = ["take", "nonzero", "flatnonzero", "argwhere", "compress"]
 
@@ -25,3 +25,4 @@ __all__ = ["take", "nonzero", "flatnonzero", "argwhere", "compress"]
 # module alone is enough, whatever order the package imports its modules in
 Tensor.__getitem__ = getitem  # type: ignore[method-assign]
 Tensor.__setitem__ = setitem  # type: ignore[method-assign]
+install_views()  # basic indexing returns views whose writes reach their base, as numpy's do
