@@ -525,3 +525,18 @@ def test_trace(offset, chunk_size):
     x = np.arange(20.0).reshape(5, 4)
     assert_eq(mt.trace(mt.tensor(x, chunk_size=chunk_size), offset), np.trace(x, offset))
     assert_eq(mt.tensor(x.astype("int32"), chunk_size=chunk_size).trace(offset), np.trace(x.astype("int32"), offset))
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 10])
+@pytest.mark.parametrize("name", ["max", "min", "nanmax", "nanmin", "argmax", "ptp"])
+def test_extremes_skip_chunks_a_filter_left_empty(name, chunk_size):
+    x = np.arange(10.0)
+    t = mt.tensor(x, chunk_size=chunk_size)
+    kept = t[t > 5]  # the first chunks hold nothing
+    assert_eq(getattr(mt, name)(kept), getattr(np, name)(x[x > 5]))
+    m = np.arange(12.0).reshape(6, 2)
+    tm = mt.tensor(m, chunk_size=(chunk_size, 2))
+    rows = tm[tm[:, 0] > 5]
+    assert_eq(getattr(mt, name)(rows, axis=0), getattr(np, name)(m[m[:, 0] > 5], axis=0))
+    with pytest.raises(ValueError):  # numpy's error where nothing is left at all
+        getattr(mt, name)(t[t > 100]).execute()

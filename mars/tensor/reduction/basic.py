@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.device import xp_of
 from ..core import Tensor, tensor_data
 from ..datasource.core import astensor
 from .core import TensorReduction, normalize_axis, reduce_tensor, reduction_dtype
@@ -39,11 +40,41 @@ class _NoDtypeMonoid(_Monoid):
     combine_fn = chunk_fn
 
 
-class TensorMax(_NoDtypeMonoid):
+def is_empty_along(x: np.ndarray, axes: tuple) -> bool:
+    """Whether chunk ``x`` holds nothing along the reduced ``axes`` (a filter left it empty)."""
+    return x.size == 0 and builtins.any(x.shape[d] == 0 for d in axes)
+
+
+def empty_partial(x: np.ndarray, axes: tuple, dtype: Any) -> np.ndarray:
+    """The partial of an empty chunk for a reduction with no identity: length 0 along the first reduced
+    axis, so that the concatenation of a group's partials skips it."""
+    shape = tuple((0 if d == axes[0] else 1) if d in axes else n for d, n in enumerate(x.shape))
+    return xp_of(x).empty(shape, dtype=dtype)
+
+
+class _Extreme(_NoDtypeMonoid):
+    """max / min: no identity, so a chunk that a filter left empty offers an empty partial, which the
+    concatenation of partials skips (numpy's error remains for a tensor that is empty as a whole)."""
+
+    def chunk_fn(self, x: np.ndarray) -> np.ndarray:
+        if is_empty_along(x, self.axis):
+            return empty_partial(x, self.axis, x.dtype)
+        return self.func(x, axis=self.axis, keepdims=True)
+
+    def combine_fn(self, p: np.ndarray) -> np.ndarray:
+        if self.axis and p.shape[self.axis[0]] == 0:  # every partial of this group was empty: so is theirs
+            return p
+        return self.func(p, axis=self.axis, keepdims=True)
+
+    def agg_fn(self, p: np.ndarray) -> np.ndarray:
+        return self.func(p, axis=self.axis, keepdims=True)  # all empty: numpy's error
+
+
+class TensorMax(_Extreme):
     func = staticmethod(np.max)
 
 
-class TensorMin(_NoDtypeMonoid):
+class TensorMin(_Extreme):
     func = staticmethod(np.min)
 
 

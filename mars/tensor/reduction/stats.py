@@ -24,7 +24,7 @@ from ..base.transpose import transpose
 from ..core import Tensor, is_tensor, tensor_data
 from ..datasource.core import astensor, full
 from ..datasource.creation import diag
-from .basic import _Monoid, _NoDtypeMonoid, _scalar_axis, mean
+from .basic import _Extreme, _Monoid, _scalar_axis, empty_partial, is_empty_along, mean
 from .basic import sum as _sum
 from .core import (
     TensorReduction,
@@ -208,6 +208,9 @@ class _ArgReduction(TensorReduction):
 
     def chunk_fn(self, x: np.ndarray) -> tuple:
         axis = None if self.flat else self.axis[0]
+        if is_empty_along(x, self.axis):  # a chunk a filter left empty offers nothing to the tree
+            empty = (empty_partial(x, self.axis, x.dtype), empty_partial(x, self.axis, np.intp))
+            return empty if not self.skipna else (*empty, empty_partial(x, self.axis, bool))
         mask = _nan_mask(x, self.skipna)
         if mask is not True:  # numpy's nanargmin: NaN becomes +inf, then argmin
             x = np.where(mask, x, self.nan_fill)
@@ -227,6 +230,8 @@ class _ArgReduction(TensorReduction):
 
     def combine_fn(self, p: tuple) -> tuple:
         value, index, axis = p[0], p[1], self.axis
+        if axis and value.shape[axis[0]] == 0:  # every chunk of this group was empty
+            return p
         # np.min/np.max are minimum/maximum.reduce (NaN propagates), and CuPy has them (not .reduce)
         best = (np.min if self.extreme is np.minimum else np.max)(value, axis=axis, keepdims=True)
         hit = value == best
@@ -238,6 +243,9 @@ class _ArgReduction(TensorReduction):
         return best, index, np.any(p[2], axis=axis, keepdims=True)
 
     def agg_fn(self, p: tuple) -> np.ndarray:
+        if self.axis and p[0].shape[self.axis[0]] == 0:
+            name = "argmin" if self.extreme is np.minimum else "argmax"
+            raise ValueError(f"attempt to get {name} of an empty sequence")
         merged = self.combine_fn(p)
         if len(merged) == 3 and not np.all(merged[2]):
             raise ValueError("All-NaN slice encountered")
@@ -342,11 +350,11 @@ class TensorNanProd(_Monoid):
     func = staticmethod(np.nanprod)
 
 
-class TensorNanMin(_NoDtypeMonoid):
+class TensorNanMin(_Extreme):
     func = staticmethod(np.fmin.reduce)  # NaN only where all is NaN, with no warning
 
 
-class TensorNanMax(_NoDtypeMonoid):
+class TensorNanMax(_Extreme):
     func = staticmethod(np.fmax.reduce)
 
 
@@ -441,14 +449,18 @@ class TensorPtp(TensorReduction):
     """Peak to peak via ``(min, max)`` partials."""
 
     def chunk_fn(self, x: np.ndarray) -> tuple:
+        if is_empty_along(x, self.axis):  # a chunk a filter left empty offers nothing to the tree
+            return empty_partial(x, self.axis, x.dtype), empty_partial(x, self.axis, x.dtype)
         return np.min(x, axis=self.axis, keepdims=True), np.max(x, axis=self.axis, keepdims=True)
 
     def combine_fn(self, p: tuple) -> tuple:
+        if self.axis and p[0].shape[self.axis[0]] == 0:  # every chunk of this group was empty
+            return p
         return np.min(p[0], axis=self.axis, keepdims=True), np.max(p[1], axis=self.axis, keepdims=True)
 
     def agg_fn(self, p: tuple) -> np.ndarray:
-        low, high = self.combine_fn(p)
-        return np.subtract(high, low)
+        low = np.min(p[0], axis=self.axis, keepdims=True)  # all empty: numpy's error
+        return np.subtract(np.max(p[1], axis=self.axis, keepdims=True), low)
 
 
 def ptp(a: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
