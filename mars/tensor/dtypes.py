@@ -16,7 +16,7 @@ from .core import is_tensor, tensor_data
 
 __all__ = [
     "isscalar", "ndim", "shape", "size", "result_type", "can_cast", "finfo", "iinfo", "isdtype",
-    "promote_types", "min_scalar_type", "issubdtype", "common_type",
+    "promote_types", "min_scalar_type", "issubdtype", "common_type", "iscomplexobj", "isrealobj",
 ]
 
 
@@ -33,6 +33,26 @@ def isscalar(element: Any) -> bool:
     (True, False)
     """
     return False if is_tensor(element) else bool(np.isscalar(element))
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether ``x`` has a complex dtype (whatever its values), as ``np.iscomplexobj``.
+
+    >>> import mars.tensor as mt
+    >>> mt.iscomplexobj(mt.ones(2, dtype=complex)), mt.iscomplexobj(mt.ones(2))
+    (True, False)
+    """
+    return bool(np.iscomplexobj(np.empty(0, tensor_data(x).dtype))) if is_tensor(x) else bool(np.iscomplexobj(x))
+
+
+def isrealobj(x: Any) -> bool:
+    """Whether ``x`` has a dtype that is not complex, as ``np.isrealobj``.
+
+    >>> import mars.tensor as mt
+    >>> mt.isrealobj(mt.ones(2))
+    True
+    """
+    return not iscomplexobj(x)
 
 
 def ndim(a: Any) -> int:

@@ -24,7 +24,7 @@ from ..core import Tensor, TensorOperator, on_device, tensor_data
 from ..rechunk import rechunk
 from .core import TensorFull, astensor, check_order, grid_tile, placement
 
-__all__ = ["arange", "linspace", "eye", "identity", "tri", "diag", "diagflat", "tril", "triu"]
+__all__ = ["arange", "linspace", "logspace", "geomspace", "eye", "identity", "tri", "diag", "diagflat", "tril", "triu"]
 
 
 def _zeros_chunk(index: tuple, shape: tuple, dtype: np.dtype, order: str = "C") -> Any:
@@ -224,6 +224,108 @@ def linspace(
     div = num - 1 if endpoint else num
     s, e = _as_operands(start, stop)
     return t, (np.subtract(e, s, dtype=type(calc_dtype)) / div if div > 0 else np.nan)
+
+
+class TensorLogspace(TensorLinspace):
+    """``base ** linspace(...)`` at positions ``[offset, offset + length)``, cast to ``out_dtype``."""
+
+    params = TensorLinspace.params + ("base", "out_dtype")
+
+    def execute(self) -> np.ndarray:
+        return np.power(self.base, super().execute()).astype(self.out_dtype, copy=False)
+
+
+class TensorGeomspace(TensorLogspace):
+    """``np.geomspace``'s positions: a log-spaced run between the ends rotated to the positive real
+    axis, its ends set exactly, rotated back by ``sign``."""
+
+    params = TensorLogspace.params + ("first", "last", "sign", "final_dtype")
+
+    def execute(self) -> np.ndarray:
+        y = super().execute()
+        if self.offset == 0 and self.length:
+            y[0] = self.first
+        if self.endpoint and self.num > 1 and self.offset + self.length == self.num:
+            y[-1] = self.last
+        y *= self.sign
+        return y.astype(self.final_dtype, copy=False)
+
+
+def _scalar_ends(name: str, *values: Any) -> None:
+    if any(np.ndim(v) for v in values):
+        raise NotImplementedError(f"{name} with array arguments is not supported; pass scalars "
+                                  f"(or build one {name} per element and stack them)")
+
+
+def logspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    base: Any = 10.0,
+    dtype: Any = None,
+    axis: int = 0,
+    chunk_size: Any = None,
+    *,
+    gpu: Any = None,
+) -> Tensor:
+    """``num`` values from ``base ** start`` to ``base ** stop``, evenly spaced in log, as ``np.logspace``
+    (scalar ``start``, ``stop`` and ``base``).
+
+    >>> import mars.tensor as mt
+    >>> mt.logspace(0, 3, 4, chunk_size=3).execute().fetch()
+    array([   1.,   10.,  100., 1000.])
+    """
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    _scalar_ends("logspace", start, stop, base)
+    normalize_axis_index(axis, 1, msg_prefix="destination")
+    out_dtype = np.logspace(start, stop, 0, endpoint=endpoint, base=base, dtype=dtype).dtype
+    calc_dtype = np.linspace(start, stop, 0).dtype
+    nsplits = normalize_chunk_sizes((num,), chunk_size, out_dtype.itemsize)
+    op = TensorLogspace(start=start, stop=stop, num=num, endpoint=bool(endpoint), calc_dtype=calc_dtype,
+                        dtype=calc_dtype, offset=0, length=num, nsplits=nsplits, base=base, out_dtype=out_dtype)
+    return on_device(op, gpu).new_tensor([], (num,), out_dtype)
+
+
+def geomspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    dtype: Any = None,
+    axis: int = 0,
+    chunk_size: Any = None,
+    *,
+    gpu: Any = None,
+) -> Tensor:
+    """``num`` values from ``start`` to ``stop`` in geometric progression, as ``np.geomspace``
+    (scalar ends; negative and complex ends as numpy handles them).
+
+    >>> import mars.tensor as mt
+    >>> mt.geomspace(1, 1000, 4, chunk_size=2).execute().fetch()
+    array([   1.,   10.,  100., 1000.])
+    """
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    _scalar_ends("geomspace", start, stop)
+    normalize_axis_index(axis, 1, msg_prefix="destination")
+    first, last = np.asanyarray(start), np.asanyarray(stop)
+    if first == 0 or last == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    dt = np.result_type(first, last, float(num), np.zeros((), dtype))
+    final_dtype = dt if dtype is None else np.dtype(dtype)
+    sign = np.sign(first.astype(dt))
+    first, last = first.astype(dt) / sign, last.astype(dt) / sign
+    log_first, log_last = np.log10(first), np.log10(last)
+    calc_dtype = np.linspace(log_first, log_last, 0).dtype
+    nsplits = normalize_chunk_sizes((num,), chunk_size, final_dtype.itemsize)
+    op = TensorGeomspace(start=log_first, stop=log_last, num=num, endpoint=bool(endpoint), calc_dtype=calc_dtype,
+                         dtype=calc_dtype, offset=0, length=num, nsplits=nsplits, base=10.0, out_dtype=dt,
+                         first=first, last=last, sign=sign, final_dtype=final_dtype)
+    return on_device(op, gpu).new_tensor([], (num,), final_dtype)
 
 
 # ----------------------------------------------------------------- eye, tri

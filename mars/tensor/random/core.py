@@ -27,12 +27,14 @@ from ..core import INPUT, Tensor, TensorOperator, is_tensor, tensor_data
 from ..datasource.core import astensor
 from ..rechunk import rechunk
 
-#: validates arguments the way numpy's np.random functions do (its draws are thrown away)
-_CHECKER = np.random.RandomState(0)
+#: validate arguments the way numpy's np.random functions and Generator methods do (draws thrown away)
+LEGACY_CHECKER = np.random.RandomState(0)
+GENERATOR_CHECKER = np.random.default_rng(0)
 
 #: valid stand-ins for tensor arguments when checking the others (default: 1)
 _PROBES: dict[str, tuple] = {
-    "randint": (0, 1), "zipf": (2.0,), "logseries": (0.5,), "triangular": (0.0, 0.5, 1.0),
+    "randint": (0, 1), "integers": (0, 1), "random_integers": (0, 1), "zipf": (2.0,), "logseries": (0.5,),
+    "triangular": (0.0, 0.5, 1.0),
 }
 
 
@@ -143,17 +145,22 @@ def random_tensor(
     kwargs: dict | None = None,
     dtype: Any = None,
     gpu: Any = None,
+    checker: Any = LEGACY_CHECKER,
+    check_kw: dict | None = None,
 ) -> Tensor:
-    """A random tensor of ``Generator.<method>(*args, size)``; ``legacy`` names the
-    ``np.random`` function whose checks and dtype it follows."""
+    """A random tensor of ``Generator.<method>(*args, size)``; ``legacy`` names the method of
+    ``checker`` (numpy's ``RandomState`` or ``Generator``) whose checks and dtype it follows,
+    called with ``check_kw``."""
     kwargs = kwargs or {}
     size = normalize_size(size)
     op_args, inputs, checked = _split_args(args)
     probes = _PROBES.get(legacy, ())
     probes = probes if len(probes) == len(args) else (1,) * len(args)
     checked = [probes[i] if c is None else c for i, c in enumerate(checked)]
-    value = getattr(_CHECKER, legacy)(*checked, **({"dtype": kwargs["dtype"]} if legacy == "randint" else {}))
-    dtype = np.asarray(value).dtype if dtype is None else np.dtype(dtype)
+    value = getattr(checker, legacy)(*checked, **(check_kw or {}))
+    if dtype is None:  # a Generator's draw of no size is a Python scalar: its dtype= is the sample's
+        dtype = kwargs["dtype"] if "dtype" in kwargs else np.asarray(value).dtype
+    dtype = np.dtype(dtype)
     shape = out_shape(size, [np.shape(a) if not is_tensor(a) else a.shape for a in args])
     nsplits = normalize_chunk_sizes(shape, chunk_size, dtype.itemsize)
     op = TensorDistribution(method=method, args=tuple(op_args), kwargs=tuple(sorted(kwargs.items())), seed=seed,

@@ -10,22 +10,28 @@ uniformly random permutation, and every chunk's size is known at tiling.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Generator, Sequence
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from ...core.entity import ChunkData, has_unknown
 from ...core.operator import Tiled
 from ...core.shuffle import ShuffleMap, ShuffleReduce, shuffle_chunks
+from ...core.tiling import recursive_tile
+from ..base.shape import ravel, reshape, swapaxes
 from ..chunks import offsets
 from ..core import Tensor, TensorData, TensorOperator, tensor_data
 from ..datasource.core import astensor
 from ..datasource.creation import arange
+from ..indexing.setitem import rebind
 from ..rechunk import rechunk
 from .core import chunk_rng
 
-# stream keys: mappers (_MAP, block), reducers (_REDUCE, partition), the count table (_COUNTS,)
-_MAP, _REDUCE, _COUNTS = 0, 1, 2
+# stream keys: mappers (_MAP, block), reducers (_REDUCE, partition), the count table (_COUNTS,),
+# ``permuted``'s chunks (_PERMUTED, chunk)
+_MAP, _REDUCE, _COUNTS, _PERMUTED = 0, 1, 2, 3
 
 
 class PermuteMap(ShuffleMap, TensorOperator):
@@ -123,15 +129,72 @@ class TensorPermutation(TensorOperator):
         return Tiled([g[r] for r in range(len(sizes)) for g in groups], inp.nsplits)
 
 
-def permutation(seed: int, x: Any, chunk_size: Any = None) -> Tensor:
-    """``x``'s rows (or ``arange(x)``) in random order; see ``RandomState.permutation``."""
+class TensorPermuted(TensorOperator):
+    """``Generator.permuted`` along ``axis``: every 1-D slice along it shuffled on its own
+    (the axis is one chunk; chunk ``i`` uses stream ``i``)."""
+
+    params = ("seed", "stream", "axis")
+    fusible = True
+
+    @classmethod
+    def tile(cls, op: TensorPermuted) -> Generator[Any, Any, Tiled]:
+        inp = op.inputs[0]
+        splits = tuple(-1 if d == op.axis else s for d, s in enumerate(inp.nsplits))
+        whole = tensor_data((yield from recursive_tile(rechunk(inp, splits))))
+        chunks = [op.copy(stream=stream).new_chunk([c], index=c.index, shape=c.shape, dtype=c.dtype, order="C")
+                  for stream, c in enumerate(whole.chunks)]
+        return Tiled(chunks, whole.nsplits)
+
+    def execute(self, x: np.ndarray) -> np.ndarray:
+        return chunk_rng(self.seed, _PERMUTED, self.stream).permuted(x, axis=self.axis)
+
+
+def _as_tensor(x: Any, chunk_size: Any) -> Tensor:
     if isinstance(x, (int, np.integer)):
-        t = arange(x, chunk_size=chunk_size)
-    else:
-        t = astensor(x, chunk_size=chunk_size)
-        if chunk_size is not None:
-            t = rechunk(t, chunk_size)
-    data = tensor_data(t)
-    if data.ndim == 0:
-        raise IndexError(f"x must be an integer or at least 1-dimensional, got {x!r}")
+        return arange(x, chunk_size=chunk_size)
+    t = astensor(x, chunk_size=chunk_size)
+    return rechunk(t, chunk_size) if chunk_size is not None else t
+
+
+def permutation(seed: int, x: Any, chunk_size: Any = None, axis: int | None = None) -> Tensor:
+    """``x``'s rows (or ``arange(x)``) in random order; see ``RandomState.permutation``.
+    With ``axis`` (``Generator.permutation``), the slices along that axis are reordered."""
+    data = tensor_data(_as_tensor(x, chunk_size))
+    if axis is None:
+        if data.ndim == 0:
+            raise IndexError(f"x must be an integer or at least 1-dimensional, got {x!r}")
+        return TensorPermutation(seed=seed).new_tensor([data], data.shape, data.dtype)
+    axis = normalize_axis_index(operator.index(axis), data.ndim)
+    if axis:
+        return swapaxes(permutation(seed, swapaxes(Tensor(data), 0, axis)), 0, axis)
     return TensorPermutation(seed=seed).new_tensor([data], data.shape, data.dtype)
+
+
+def shuffle(seed: int, x: Any, axis: int = 0) -> None:
+    """Reorders ``x`` along ``axis`` in place: ``x`` is rebound to the shuffled tensor, as an assignment
+    rebinds it (through a view, the write reaches its base)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"shuffle changes its argument in place: it must be a mars Tensor, got {type(x).__name__}")
+    if x.ndim == 0:
+        raise TypeError("len() of unsized object")
+    rebind(x, permutation(seed, x, axis=axis).data)
+
+
+def permuted(seed: int, x: Any, axis: int | None = None, out: Any = None) -> Tensor:
+    """Each slice along ``axis`` shuffled independently (the flattened tensor when ``axis`` is None);
+    see ``Generator.permuted``."""
+    t = astensor(x)
+    if axis is None:
+        result = reshape(permutation(seed, ravel(t)), t.shape) if t.ndim else t.copy()
+    else:
+        axis = normalize_axis_index(operator.index(axis), t.ndim)
+        data = tensor_data(t)
+        result = TensorPermuted(seed=seed, stream=None, axis=axis).new_tensor([data], data.shape, data.dtype)
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"out must be a mars Tensor, got {type(out).__name__}")
+    if out.shape != t.shape:
+        raise ValueError(f"out must have the same shape as x, got {out.shape} and {t.shape}")
+    rebind(out, result.astype(out.dtype, casting="unsafe").data)
+    return out

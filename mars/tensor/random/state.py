@@ -7,6 +7,7 @@ follow reproducible. Every method takes ``chunk_size=``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,8 @@ import numpy as np
 from ..core import Tensor
 from . import choice as _choice
 from . import permutation as _permutation
-from .core import random_tensor
+from .core import LEGACY_CHECKER, chunk_rng, random_tensor
+from .multivariate import multivariate_tensor
 
 
 def _float_dtype(dtype: Any, name: str) -> np.dtype:
@@ -45,12 +47,41 @@ class RandomState:
         """Reseed, so the tensors made next are reproducible."""
         self._state.seed(seed)
 
+    def get_state(self, legacy: bool = True) -> Any:
+        """The state that fixes the tensors made next (``set_state`` of it makes them again), as
+        ``np.random.get_state``.
+
+        >>> import mars.tensor as mt
+        >>> rs = mt.random.RandomState(1)
+        >>> state = rs.get_state()
+        >>> a = rs.rand(3)
+        >>> rs.set_state(state)
+        >>> rs.rand(3).key == a.key
+        True
+        """
+        return self._state.get_state(legacy=legacy)
+
+    def set_state(self, state: Any) -> None:
+        """Restore a state from :meth:`get_state`, as ``np.random.set_state``."""
+        self._state.set_state(state)
+
+    @property
+    def _bit_generator(self) -> np.random.BitGenerator:
+        """The numpy bit generator the seeds are drawn from (as numpy's ``RandomState._bit_generator``)."""
+        return self._state._bit_generator
+
+    def _set_bit_generator(self, bitgen: np.random.BitGenerator) -> None:
+        self._state = np.random.RandomState(bitgen)
+
     def _seed(self) -> int:
         return int(self._state.randint(0, np.iinfo(np.int64).max, dtype=np.int64))
 
     def _sample(self, legacy: str, method: str, args: tuple, size: Any, chunk_size: Any, gpu: Any = None,
                 **kw: Any) -> Tensor:
         return random_tensor(self._seed(), legacy, method, args, size, chunk_size, gpu=gpu, **kw)
+
+    def _vectors(self, method: str, args: tuple, size: Any, chunk_size: Any, gpu: Any, **kwargs: Any) -> Tensor:
+        return multivariate_tensor(self._seed(), LEGACY_CHECKER, method, args, size, chunk_size, kwargs, gpu=gpu)
 
     # ----------------------------------------------------------------- uniform floats and integers
     def random_sample(self, size: Any = None, dtype: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
@@ -103,7 +134,30 @@ class RandomState:
         (True, dtype('int64'))
         """
         args = (low,) if high is None else (low, high)
-        return self._sample("randint", "integers", args, size, chunk_size, gpu=gpu, kwargs={"dtype": np.dtype(dtype)})
+        dtype = np.dtype(dtype)
+        return self._sample("randint", "integers", args, size, chunk_size, gpu=gpu, kwargs={"dtype": dtype},
+                            check_kw={"dtype": dtype})
+
+    def random_integers(self, low: Any, high: Any = None, size: Any = None, chunk_size: Any = None,
+                        gpu: Any = None) -> Tensor:
+        """Integers on ``[low, high]`` (``[1, low]`` without ``high``), as the deprecated
+        ``np.random.random_integers`` (it warns, as numpy does: use ``randint``).
+
+        >>> import warnings, mars.tensor as mt
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", DeprecationWarning)
+        ...     t = mt.random.random_integers(3, size=5)
+        >>> bool(((t >= 1) & (t <= 3)).all().execute().fetch())
+        True
+        """
+        if high is None:
+            warnings.warn(f"This function is deprecated. Please call randint(1, {low} + 1) instead",
+                          DeprecationWarning, stacklevel=2)
+            low, high = 1, low
+        else:
+            warnings.warn(f"This function is deprecated. Please call randint({low}, {high} + 1) instead",
+                          DeprecationWarning, stacklevel=2)
+        return self.randint(low, int(high) + 1, size=size, dtype="l", chunk_size=chunk_size, gpu=gpu)
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
         """Floats uniform on ``[low, high)``, as ``np.random.uniform``.
@@ -208,6 +262,87 @@ class RandomState:
         """Zipf counts, as ``np.random.zipf`` (int64)."""
         return self._sample("zipf", "zipf", (a,), size, chunk_size, gpu=gpu)
 
+    def f(self, dfnum: Any, dfden: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
+        """F (Fisher-Snedecor) samples, as ``np.random.f``."""
+        return self._sample("f", "f", (dfnum, dfden), size, chunk_size, gpu=gpu)
+
+    def noncentral_f(self, dfnum: Any, dfden: Any, nonc: Any, size: Any = None, chunk_size: Any = None,
+                     gpu: Any = None) -> Tensor:
+        """Noncentral F samples, as ``np.random.noncentral_f``."""
+        return self._sample("noncentral_f", "noncentral_f", (dfnum, dfden, nonc), size, chunk_size, gpu=gpu)
+
+    def noncentral_chisquare(self, df: Any, nonc: Any, size: Any = None, chunk_size: Any = None,
+                             gpu: Any = None) -> Tensor:
+        """Noncentral chi-square samples, as ``np.random.noncentral_chisquare``."""
+        return self._sample("noncentral_chisquare", "noncentral_chisquare", (df, nonc), size, chunk_size, gpu=gpu)
+
+    def hypergeometric(self, ngood: Any, nbad: Any, nsample: Any, size: Any = None, chunk_size: Any = None,
+                       gpu: Any = None) -> Tensor:
+        """Hypergeometric counts, as ``np.random.hypergeometric`` (int64).
+
+        >>> import mars.tensor as mt
+        >>> t = mt.random.hypergeometric(5, 3, 4, size=6, chunk_size=4)
+        >>> bool(((t >= 1) & (t <= 4)).all().execute().fetch()), t.dtype
+        (True, dtype('int64'))
+        """
+        return self._sample("hypergeometric", "hypergeometric", (ngood, nbad, nsample), size, chunk_size, gpu=gpu)
+
+    def logseries(self, p: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
+        """Logarithmic series counts, as ``np.random.logseries`` (int64)."""
+        return self._sample("logseries", "logseries", (p,), size, chunk_size, gpu=gpu)
+
+    def power(self, a: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
+        """Power-function samples on ``[0, 1]``, as ``np.random.power``."""
+        return self._sample("power", "power", (a,), size, chunk_size, gpu=gpu)
+
+    def vonmises(self, mu: Any, kappa: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
+        """von Mises samples on ``[-pi, pi]``, as ``np.random.vonmises``."""
+        return self._sample("vonmises", "vonmises", (mu, kappa), size, chunk_size, gpu=gpu)
+
+    def wald(self, mean: Any, scale: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
+        """Wald (inverse Gaussian) samples, as ``np.random.wald``."""
+        return self._sample("wald", "wald", (mean, scale), size, chunk_size, gpu=gpu)
+
+    # ----------------------------------------------------------------- vector samples
+    def multinomial(self, n: Any, pvals: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
+        """Counts of ``n`` draws over ``len(pvals)`` outcomes, as ``np.random.multinomial``: shape
+        ``size + (len(pvals),)``; ``chunk_size`` cuts the ``size`` axes only.
+
+        >>> import mars.tensor as mt
+        >>> t = mt.random.multinomial(10, [0.2, 0.8], size=5, chunk_size=2).execute()
+        >>> t.shape, t.nsplits, t.sum(axis=1).execute().fetch().tolist()
+        ((5, 2), ((2, 2, 1), (2,)), [10, 10, 10, 10, 10])
+        """
+        return self._vectors("multinomial", (n, pvals), size, chunk_size, gpu)
+
+    def dirichlet(self, alpha: Any, size: Any = None, chunk_size: Any = None, gpu: Any = None) -> Tensor:
+        """Dirichlet samples (vectors summing to 1), as ``np.random.dirichlet``: shape ``size + (len(alpha),)``.
+
+        >>> import mars.tensor as mt
+        >>> mt.random.dirichlet([1.0, 2.0, 3.0], size=(4, 2), chunk_size=3).shape
+        (4, 2, 3)
+        """
+        return self._vectors("dirichlet", (alpha,), size, chunk_size, gpu)
+
+    def multivariate_normal(self, mean: Any, cov: Any, size: Any = None, check_valid: str = "warn", tol: float = 1e-8,
+                            chunk_size: Any = None, gpu: Any = None) -> Tensor:
+        """Multivariate normal samples, as ``np.random.multivariate_normal``: shape ``size + (len(mean),)``.
+
+        >>> import mars.tensor as mt
+        >>> mt.random.multivariate_normal([0.0, 1.0], [[1.0, 0.5], [0.5, 1.0]], size=7, chunk_size=3).execute().nsplits
+        ((3, 3, 1), (2,))
+        """
+        return self._vectors("multivariate_normal", (mean, cov), size, chunk_size, gpu, check_valid=check_valid, tol=tol)
+
+    def bytes(self, length: int) -> bytes:
+        """``length`` random bytes, as ``np.random.bytes`` (a Python ``bytes``, drawn at once: it is small).
+
+        >>> import mars.tensor as mt
+        >>> len(mt.random.RandomState(0).bytes(10))
+        10
+        """
+        return chunk_rng(self._seed()).bytes(length)
+
     # ----------------------------------------------------------------- sampling and shuffling
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, chunk_size: Any = None) -> Tensor:
         """A random sample of ``a`` (an integer ``n`` means ``arange(n)``), as ``np.random.choice``.
@@ -227,3 +362,15 @@ class RandomState:
         [0, 1, 2, 3, 4]
         """
         return _permutation.permutation(self._seed(), x, chunk_size=chunk_size)
+
+    def shuffle(self, x: Tensor) -> None:
+        """Shuffle the rows of the tensor ``x`` in place, as ``np.random.shuffle``: ``x`` is rebound to
+        the shuffled tensor (as an assignment rebinds it) and None is returned.
+
+        >>> import mars.tensor as mt
+        >>> t = mt.arange(6, chunk_size=4)
+        >>> mt.random.shuffle(t)
+        >>> sorted(t.execute().fetch().tolist())
+        [0, 1, 2, 3, 4, 5]
+        """
+        _permutation.shuffle(self._seed(), x)
