@@ -321,7 +321,9 @@ def test_range_chunk_op_reads_its_own_lines(tmp_path):
 def test_to_csv_one_file_matches_pandas_bytes(tmp_path, chunk_size):
     pdf = _frame(23)
     out = tmp_path / "out.csv"
-    assert md.DataFrame(pdf, chunk_size=chunk_size).to_csv(out) is None
+    written = md.DataFrame(pdf, chunk_size=chunk_size).to_csv(out)
+    assert not out.exists()  # lazy: nothing is written before .execute()
+    assert written.execute() is written
     assert out.read_bytes() == pdf.to_csv().encode()
     assert not [p for p in tmp_path.iterdir() if p.name != "out.csv"]  # no part files left
 
@@ -330,7 +332,7 @@ def test_to_csv_one_file_matches_pandas_bytes(tmp_path, chunk_size):
 def test_to_csv_one_file_per_partition(tmp_path, chunk_size):
     pdf = _frame(23)
     df = md.DataFrame(pdf, chunk_size=chunk_size)
-    df.to_csv(str(tmp_path / "out-*.csv"), index=False)
+    df.to_csv(str(tmp_path / "out-*.csv"), index=False).execute()
     files = sorted(tmp_path.glob("out-*.csv"))
     assert len(files) == len(df.execute().chunks)
     expected = pd.read_csv(io.StringIO(pdf.to_csv(index=False)))  # "" comes back as NaN
@@ -358,10 +360,10 @@ def test_to_csv_append_and_compression(tmp_path):
     df = md.DataFrame(pdf, chunk_size=5)
     out = tmp_path / "out.csv"
     out.write_text("first line\n")
-    df.to_csv(out, mode="a", index=False, header=False)
+    df.to_csv(out, mode="a", index=False, header=False).execute()
     assert out.read_text() == "first line\n" + pdf.to_csv(index=False, header=False)
     gz = tmp_path / "out.csv.gz"
-    df.to_csv(gz, index=False)
+    df.to_csv(gz, index=False).execute()
     with gzip.open(gz) as f:
         assert f.read() == pdf.to_csv(index=False).encode()
     with pytest.raises(IsADirectoryError):
@@ -370,5 +372,42 @@ def test_to_csv_append_and_compression(tmp_path):
 
 def test_round_trip_through_files(tmp_path):
     pdf = _frame(100)
-    md.DataFrame(pdf, chunk_size=17).to_csv(tmp_path / "rt.csv", index=False)
+    md.DataFrame(pdf, chunk_size=17).to_csv(tmp_path / "rt.csv", index=False).execute()
     assert_eq(md.read_csv(tmp_path / "rt.csv", chunk_bytes=256), pd.read_csv(io.StringIO(pdf.to_csv(index=False))))
+
+
+# ----------------------------------------------------------------- the index column (issue 18's bug)
+@pytest.fixture
+def indexed_csv(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 2000
+    path = tmp_path / "indexed.csv"
+    # "k" holds 0..n-1 (pandas makes it a RangeIndex named k), "r" holds numbers from 5 by 3
+    pd.DataFrame({"k": np.arange(n), "r": np.arange(5, 5 + 3 * n, 3), "x": rng.random(n).round(4),
+                  "s": rng.choice(["a", "bb", "ccc"], n)}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("chunk_bytes", [4000, 777, None])
+@pytest.mark.parametrize("kwargs", [{"index_col": 0}, {"index_col": "k"}, {"index_col": 1}, {"index_col": "r"},
+                                    {"index_col": "s", "usecols": ["s", "x"]},
+                                    {"index_col": 0, "usecols": ["k", "s"]},
+                                    {"index_col": ["s", "k"]}, {"index_col": False}],
+                         ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
+def test_index_col_is_the_files_column_across_chunks(indexed_csv, chunk_bytes, kwargs):
+    df = md.read_csv(indexed_csv, chunk_bytes=chunk_bytes, **kwargs)
+    expected = pd.read_csv(indexed_csv, **kwargs)
+    assert_eq(df, expected)
+    if chunk_bytes == 777:
+        assert len(df.chunks) > 5
+    got = df.fetch()
+    assert got.index.names == expected.index.names
+    assert (got.index == expected.index).all()
+
+
+def test_index_col_on_several_files(tmp_path, indexed_csv):
+    frame = pd.read_csv(indexed_csv)
+    frame.iloc[:700].to_csv(tmp_path / "p-1.csv", index=False)
+    frame.iloc[700:].to_csv(tmp_path / "p-2.csv", index=False)
+    expected = pd.concat([pd.read_csv(tmp_path / f"p-{i}.csv", index_col=0) for i in (1, 2)])
+    assert_eq(md.read_csv(str(tmp_path / "p-*.csv"), index_col=0, chunk_bytes=3000), expected)

@@ -122,11 +122,6 @@ def test_errors(pq_file, tmp_path):
         md.read_parquet(pq_file, columns=["a", "zz"])
     with pytest.raises(FileNotFoundError, match="nope"):
         md.read_parquet(tmp_path / "nope.parquet")
-    hive = tmp_path / "hive" / "year=2020"
-    hive.mkdir(parents=True)
-    _frame(3).to_parquet(hive / "p.parquet")
-    with pytest.raises(NotImplementedError, match="hive"):
-        md.read_parquet(tmp_path / "hive")
 
 
 # ----------------------------------------------------------------- reading less
@@ -177,7 +172,9 @@ def test_to_parquet_one_file_a_row_group_per_partition(tmp_path, chunk_size, ind
     pdf = _frame(20, index=index)
     df = md.DataFrame(pdf, chunk_size=chunk_size)
     path = tmp_path / "out.parquet"
-    assert df.to_parquet(path) is None
+    written = df.to_parquet(path)
+    assert not path.exists()  # lazy: nothing is written before .execute()
+    assert written.execute() is written
     pdt.assert_frame_equal(pd.read_parquet(path), pdf)
     sizes = [n for n in df.execute().nsplits[0] if n]
     md_ = pq.ParquetFile(path).metadata
@@ -189,9 +186,9 @@ def test_to_parquet_one_file_a_row_group_per_partition(tmp_path, chunk_size, ind
 def test_to_parquet_index_false_and_true(tmp_path):
     pdf = _frame(20, index=pd.RangeIndex(10, 30))
     df = md.DataFrame(pdf, chunk_size=6)
-    df.to_parquet(tmp_path / "f.parquet", index=False)
+    df.to_parquet(tmp_path / "f.parquet", index=False).execute()
     pdt.assert_frame_equal(pd.read_parquet(tmp_path / "f.parquet"), pdf.reset_index(drop=True))
-    df.to_parquet(tmp_path / "t.parquet", index=True)
+    df.to_parquet(tmp_path / "t.parquet", index=True).execute()
     pdt.assert_frame_equal(pd.read_parquet(tmp_path / "t.parquet"), pdf, check_index_type=False)
     assert "__index_level_0__" in pq.read_schema(tmp_path / "t.parquet").names
 
@@ -200,13 +197,13 @@ def test_to_parquet_index_false_and_true(tmp_path):
 def test_to_parquet_directory_and_pattern(tmp_path, chunk_size):
     pdf = _frame(20)
     df = md.DataFrame(pdf, chunk_size=chunk_size)
-    df.to_parquet(str(tmp_path / "d") + os.sep)
+    df.to_parquet(str(tmp_path / "d") + os.sep).execute()
     n = len(df.execute().chunks)
     names = sorted(os.listdir(tmp_path / "d"))
     assert len(names) == n and names[0] == ("part.0.parquet" if n <= 10 else "part.00.parquet")
     pdt.assert_frame_equal(pd.read_parquet(tmp_path / "d"), pdf)
     assert_eq(md.read_parquet(tmp_path / "d"), pd.read_parquet(tmp_path / "d"))
-    df.to_parquet(str(tmp_path / "p-*.parquet"), compression="gzip")
+    df.to_parquet(str(tmp_path / "p-*.parquet"), compression="gzip").execute()
     assert len(list(tmp_path.glob("p-*.parquet"))) == n
     assert_eq(md.read_parquet(str(tmp_path / "p-*.parquet")), pdf)
 
@@ -214,13 +211,74 @@ def test_to_parquet_directory_and_pattern(tmp_path, chunk_size):
 def test_to_parquet_unifies_partition_schemas(tmp_path):
     # the first partition's strings are all missing: alone it would be a null column
     pdf = pd.DataFrame({"s": [None, None, "a", "b"], "v": [1, 2, 3, 4]})
-    md.DataFrame(pdf, chunk_size=2).to_parquet(tmp_path / "u.parquet")
+    md.DataFrame(pdf, chunk_size=2).to_parquet(tmp_path / "u.parquet").execute()
     pdt.assert_frame_equal(pd.read_parquet(tmp_path / "u.parquet"), pdf)
 
 
 def test_to_parquet_errors(tmp_path):
     df = md.DataFrame(_frame(5), chunk_size=2)
-    with pytest.raises(NotImplementedError, match="partition_cols"):
-        df.to_parquet(tmp_path / "x", partition_cols=["s"])
+    with pytest.raises(KeyError, match="partition_cols.*'zz'"):
+        df.to_parquet(tmp_path / "x", partition_cols=["zz"])
     with pytest.raises(ValueError, match="engine"):
         df.to_parquet(tmp_path / "x.parquet", engine="fastparquet")
+
+
+# ----------------------------------------------------------------- hive-partitioned directories
+def _hive_frame(n: int = 60) -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    return pd.DataFrame({"a": np.arange(n), "year": rng.choice([2020, 2021, 2022], n),
+                         "s": rng.choice(["x", "y"], n), "v": rng.random(n)})
+
+
+@pytest.fixture
+def hive_dir(tmp_path):
+    path = tmp_path / "hive"
+    _hive_frame().to_parquet(path, partition_cols=["year", "s"])
+    return path
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, "64M"])
+def test_read_hive_partitioned_as_pandas(hive_dir, chunk_bytes):
+    expected = pd.read_parquet(hive_dir)
+    assert isinstance(expected["year"].dtype, pd.CategoricalDtype)
+    df = md.read_parquet(hive_dir, chunk_bytes=chunk_bytes)
+    assert df.shape == expected.shape
+    assert_eq(df, expected)
+    for columns in (["v", "year"], ["s", "a"], ["year"]):
+        assert_eq(md.read_parquet(hive_dir, columns=columns, chunk_bytes=chunk_bytes),
+                  pd.read_parquet(hive_dir, columns=columns))
+
+
+@pytest.mark.parametrize("filters", [[("year", ">", 2020)], [("year", "=", 2021), ("v", "<", 0.5)],
+                                     [[("s", "==", "x")], [("a", "<", 5)]], [("year", "==", 1999)]])
+def test_hive_filters_prune_files(hive_dir, filters, monkeypatch):
+    expected = pd.read_parquet(hive_dir, filters=filters)
+    opened = []
+    real = pq.ParquetFile.__init__
+
+    def spy(self, source, *args, **kw):
+        opened.append(str(source))
+        real(self, source, *args, **kw)
+
+    monkeypatch.setattr(pq.ParquetFile, "__init__", spy)
+    df = md.read_parquet(hive_dir, filters=filters)
+    assert_eq(df, expected)
+    if filters == [("year", ">", 2020)]:
+        assert opened and not any("year=2020" in p for p in opened)  # pruned before anything is read
+
+
+@pytest.mark.parametrize("chunk_size", partitionings(30))
+def test_to_parquet_partition_cols_round_trip(tmp_path, chunk_size):
+    pdf = _hive_frame(30)
+    out = tmp_path / "out"
+    written = md.DataFrame(pdf, chunk_size=chunk_size).to_parquet(out, partition_cols=["year"])
+    assert not out.exists()
+    written.execute()
+    assert sorted(p.name for p in out.iterdir()) == ["year=2020", "year=2021", "year=2022"]
+    pdf.to_parquet(tmp_path / "pandas", partition_cols=["year"])
+    expected = pd.read_parquet(tmp_path / "pandas")
+    got = pd.read_parquet(out)
+    # the same rows in each partition directory, in the same order (files are written partition by partition)
+    pdt.assert_frame_equal(got, expected)
+    assert_eq(md.read_parquet(out, filters=[("year", "!=", 2021)]),
+              pd.read_parquet(out, filters=[("year", "!=", 2021)]))

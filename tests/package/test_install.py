@@ -55,7 +55,7 @@ with new_cluster(n_worker=1, n_cpu=1) as cluster:
     pd.testing.assert_frame_equal(df.execute().fetch(), pd.read_csv(work / "data.csv"))
     pd.testing.assert_series_equal(df[["a", "b"]].sum().execute().fetch(), pdf[["a", "b"]].sum())
 
-    df.to_parquet(str(work / "parquet") + "/")
+    df.to_parquet(str(work / "parquet") + "/").execute()  # writers are lazy: the workers write the files
     back = md.read_parquet(work / "parquet").execute().fetch()
     pd.testing.assert_frame_equal(back.reset_index(drop=True), pdf)
 

@@ -22,6 +22,7 @@ import codecs
 import io
 import itertools
 import os
+import warnings
 from collections.abc import Generator
 from typing import Any
 
@@ -30,7 +31,6 @@ import pandas as pd
 
 from ...core.operator import Tiled
 from ...core.options import options
-from ...core.session import resolve_session
 from ...core.tiling import as_data
 from ..core import (
     DataFrame,
@@ -40,16 +40,15 @@ from ..core import (
     chunk_shape_of,
     nsplits_of,
 )
-from ..rows import single_chunk
+from ..rows import renumber_rows
+from .fs import expand_paths, file_size, file_token, is_url, local_path, open_file
 from .source import (
     SourceOp,
     checked_columns,
     conform,
-    expand_paths,
-    file_token,
     parse_bytes,
 )
-from ..rows import renumber_rows
+from .writers import ToFiles, WritePart, choose_how, lazy_write, text_of
 
 __all__ = ["read_csv"]
 
@@ -83,7 +82,7 @@ def _header_lines(kwargs: dict) -> int:
     return int(header) + 1
 
 
-def _data_start(path: str, kwargs: dict, term: bytes) -> int:
+def _data_start(path: str, kwargs: dict, term: bytes, storage_options: dict | None = None) -> int:
     """The byte after the lines pandas reads before the data: ``skiprows`` lines, then the header rows.
 
     Header rows are counted as pandas counts them: blank lines and comment
@@ -94,7 +93,7 @@ def _data_start(path: str, kwargs: dict, term: bytes) -> int:
     comment = kwargs.get("comment")
     comment = comment.encode() if isinstance(comment, str) else comment
     skip_blank = kwargs.get("skip_blank_lines", True)
-    with open(path, "rb") as f:
+    with open_file(path, "rb", storage_options) as f:
         pos = 0
         while skip or wanted:
             nxt = _line_start(f, pos + 1, term)
@@ -148,6 +147,21 @@ def _splittable(kwargs: dict) -> bool:
         return False
 
 
+_BY_EXTENSION = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz", ".zst": "zstd", ".tar": "tar",
+                 ".tgz": "tar", ".tbz": "tar", ".txz": "tar"}
+
+
+def read_whole(path: str, kwargs: dict, storage_options: dict | None, **extra: Any) -> pd.DataFrame:
+    """pandas' reading of a whole file (a local path, or a URL opened through fsspec)."""
+    kw = {**kwargs, **extra}
+    if not is_url(path):
+        return pd.read_csv(local_path(path), **kw)
+    if kw.get("compression", "infer") == "infer":
+        kw["compression"] = next((c for e, c in _BY_EXTENSION.items() if path.lower().endswith(e)), None)
+    with open_file(path, "rb", storage_options) as f:
+        return pd.read_csv(f, **kw)
+
+
 def _terminator(kwargs: dict) -> bytes:
     term = kwargs.get("lineterminator")
     return term.encode() if term else b"\n"
@@ -157,9 +171,9 @@ def _terminator(kwargs: dict) -> bytes:
 class _RangeFile(io.RawIOBase):
     """The header bytes, then bytes ``[begin, stop)`` of a file, as one stream (nothing copied whole)."""
 
-    def __init__(self, path: str, prefix: bytes, begin: int, stop: int):
+    def __init__(self, path: str, prefix: bytes, begin: int, stop: int, storage_options: dict | None = None):
         super().__init__()
-        self._file = open(path, "rb")  # noqa: SIM115 - closed with this stream
+        self._file = open_file(path, "rb", storage_options)
         self._file.seek(begin)
         self._prefix = memoryview(prefix)
         self._left = stop - begin
@@ -175,7 +189,7 @@ class _RangeFile(io.RawIOBase):
             return n
         if self._left <= 0:
             return 0
-        n = self._file.readinto(memoryview(buffer)[:min(len(buffer), self._left)])
+        n = self._file.readinto(memoryview(buffer)[:min(len(buffer), self._left)]) or 0
         self._left -= n
         return n
 
@@ -211,13 +225,13 @@ def _with_dtypes(kwargs: dict, dtypes: dict) -> dict:
 class ReadCSVRange(PandasOperator):
     """Rows of one file whose lines start in bytes ``[start, end)`` (``end=None``: the whole file via pandas)."""
 
-    params = ("path", "start", "end", "data_start", "kwargs", "meta", "columns")
+    params = ("path", "start", "end", "data_start", "kwargs", "meta", "columns", "storage_options")
 
     def execute(self) -> pd.DataFrame:
         kwargs = self.kwargs
         if self.end is None:
             where = f"file {self.path}"
-            df = pd.read_csv(self.path, **kwargs)
+            df = read_whole(self.path, kwargs, self.storage_options)
             df = df if self.columns is None else df[self.columns]
             return conform(df, self.meta, where)
         span = self._span(_terminator(kwargs))
@@ -226,7 +240,8 @@ class ReadCSVRange(PandasOperator):
         where = f"bytes {span[1]}-{span[2]} of {self.path}"
 
         def parse(kw: dict) -> pd.DataFrame:
-            return _parse(io.BufferedReader(_RangeFile(self.path, *span), 1 << 20), kw, self.columns, where)
+            stream = _RangeFile(self.path, *span, storage_options=self.storage_options)
+            return _parse(io.BufferedReader(stream, 1 << 20), kw, self.columns, where)
 
         try:
             return conform(parse(kwargs), self.meta, where, lambda dtypes: parse(_with_dtypes(kwargs, dtypes)))
@@ -239,8 +254,8 @@ class ReadCSVRange(PandasOperator):
 
     def _span(self, term: bytes) -> tuple[bytes, int, int] | None:
         """(header bytes to put first, first byte, end byte) of the lines to read; None when there are none."""
-        with open(self.path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
+        with open_file(self.path, "rb", self.storage_options) as f:
+            size = f.seek(0, os.SEEK_END)
             begin = _line_start(f, self.start, term)
             stop = size if self.end >= size else _line_start(f, self.end, term)
             if self.start == 0:
@@ -254,12 +269,12 @@ class ReadCSVRange(PandasOperator):
 class ReadCSVHead(PandasOperator):
     """The first ``nrows`` rows of the files, read in order (pandas' ``nrows``)."""
 
-    params = ("paths", "kwargs", "nrows", "meta", "columns", "renumber")
+    params = ("paths", "kwargs", "nrows", "meta", "columns", "renumber", "storage_options")
 
     def execute(self) -> pd.DataFrame:
         parts, left = [], self.nrows
         for path in self.paths:
-            df = pd.read_csv(path, nrows=left, **self.kwargs)
+            df = read_whole(path, self.kwargs, self.storage_options, nrows=left)
             parts.append(df if self.columns is None else df[self.columns])
             left -= len(df)
             if left <= 0:
@@ -273,21 +288,21 @@ class ReadCSVHead(PandasOperator):
 class ReadCSV(SourceOp):
     """``md.read_csv``: one chunk per byte range of each file (or per file, or the head only)."""
 
-    params = ("files", "kwargs", "meta", "chunk_bytes", "columns", "nrows", "split", "renumber")
+    params = ("files", "kwargs", "meta", "chunk_bytes", "columns", "nrows", "split", "renumber", "storage_options")
 
     @classmethod
     def tile(cls, op: ReadCSV) -> Generator[Any, Any, Tiled]:
         meta = op.meta
         if op.nrows is not None:
             chunk_op = ReadCSVHead(paths=[f[0] for f in op.files], kwargs=op.kwargs, nrows=op.nrows, meta=meta,
-                                   columns=op.columns, renumber=op.renumber)
+                                   columns=op.columns, renumber=op.renumber, storage_options=op.storage_options)
             chunk = chunk_op.new_chunk([], index=chunk_index_of(meta, 0), shape=chunk_shape_of(meta, np.nan),
                                        meta=meta)
             return Tiled([chunk], nsplits_of(meta, (np.nan,)))
         chunks = []
         for path, start, end, data_start in op._ranges():
             chunk_op = ReadCSVRange(path=path, start=start, end=end, data_start=data_start, kwargs=op.kwargs,
-                                    meta=meta, columns=op.columns)
+                                    meta=meta, columns=op.columns, storage_options=op.storage_options)
             chunks.append(chunk_op.new_chunk([], index=chunk_index_of(meta, len(chunks)),
                                              shape=chunk_shape_of(meta, np.nan), meta=meta))
         if op.renumber:
@@ -302,7 +317,7 @@ class ReadCSV(SourceOp):
             if not self.split or _is_compressed(path, self.kwargs):
                 out.append((path, 0, None, 0))
                 continue
-            data_start = _data_start(path, self.kwargs, term)
+            data_start = _data_start(path, self.kwargs, term, self.storage_options)
             bounds = [0] + _cuts(data_start, size, self.chunk_bytes) + [size]
             out.extend((path, a, b, data_start) for a, b in itertools.pairwise(bounds))
         return out
@@ -336,24 +351,25 @@ class ReadCSV(SourceOp):
 
 
 # ----------------------------------------------------------------- metadata
-def _sample(path: str, kwargs: dict, sample_bytes: int, nrows: int | None) -> pd.DataFrame:
+def _sample(path: str, kwargs: dict, sample_bytes: int, nrows: int | None,
+            storage_options: dict | None = None) -> pd.DataFrame:
     """pandas' reading of the start of ``path``: what the metadata is taken from."""
     kw = dict(kwargs) if nrows is None else {**kwargs, "nrows": nrows}
-    size = os.path.getsize(path)
+    size = file_size(path, storage_options)
     if size <= sample_bytes or kwargs.get("skipfooter", 0):
-        return pd.read_csv(path, **kw)  # all of it (skipfooter: the end is needed too)
+        return read_whole(path, kw, storage_options)  # all of it (skipfooter: the end is needed too)
     rows_kw = {**kw, "nrows": kw.get("nrows", 10_000)}
     if _is_compressed(path, kwargs) or not _splittable(kwargs):
-        return pd.read_csv(path, **rows_kw)
+        return read_whole(path, rows_kw, storage_options)
     term = _terminator(kwargs)
-    with open(path, "rb") as f:
-        end = _line_start(f, max(sample_bytes, _data_start(path, kwargs, term) + 1), term)
+    with open_file(path, "rb", storage_options) as f:
+        end = _line_start(f, max(sample_bytes, _data_start(path, kwargs, term, storage_options) + 1), term)
         f.seek(0)
         data = f.read(end)
     try:
         return pd.read_csv(io.BytesIO(data), **kw)
     except pd.errors.ParserError:  # the sample ends inside a quoted field
-        return pd.read_csv(path, **rows_kw)
+        return read_whole(path, rows_kw, storage_options)
 
 
 def _has_line_breaks(sample: pd.DataFrame) -> bool:
@@ -365,7 +381,8 @@ def _has_line_breaks(sample: pd.DataFrame) -> bool:
     return False
 
 
-def _date_formats(path: str, kwargs: dict, sample: pd.DataFrame, sample_bytes: int) -> dict | None:
+def _date_formats(path: str, kwargs: dict, sample: pd.DataFrame, sample_bytes: int,
+                  storage_options: dict | None = None) -> dict | None:
     """Formats of the date columns, guessed from their first value as pandas does for the whole column.
 
     Each chunk would otherwise guess from its own first value.
@@ -378,7 +395,8 @@ def _date_formats(path: str, kwargs: dict, sample: pd.DataFrame, sample_bytes: i
     names = [c for c in parse_dates if isinstance(c, str) and c in sample.columns and sample[c].dtype.kind == "M"]
     if not names:
         return None
-    raw = _sample(path, {**kwargs, "parse_dates": None, "dtype": {c: str for c in names}}, sample_bytes, None)
+    raw = _sample(path, {**kwargs, "parse_dates": None, "dtype": {c: str for c in names}}, sample_bytes, None,
+                  storage_options)
     formats = {}
     for c in names:
         values = raw[c].dropna()
@@ -403,15 +421,42 @@ def _check_kwargs(kwargs: dict) -> None:
                                   "categories); read them as 'str' and convert after reading")
 
 
+def _default_index(path: str, kwargs: dict, sample: pd.DataFrame, sample_bytes: int,
+                   storage_options: dict | None) -> bool:
+    """Whether pandas numbers the rows ``0..n-1`` rather than reading the index from the file.
+
+    The sample's index type does not say: pandas turns an index column holding
+    ``0, 1, 2, ...`` into a ``RangeIndex`` too. ``index_col`` says, and with
+    ``index_col=None`` the header line does: one field short of the data makes
+    the first column the index ("implicit index"), which pandas warns about
+    when told ``index_col=False``.
+    """
+    index_col = kwargs.get("index_col")
+    if index_col is not None:
+        return index_col is False
+    if not isinstance(sample.index, pd.RangeIndex) or sample.index.names != [None]:
+        return False
+    if not len(sample):
+        return True
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _sample(path, {**kwargs, "index_col": False}, sample_bytes, None if kwargs.get("skipfooter") else 5,
+                storage_options)
+    return not any(issubclass(w.category, pd.errors.ParserWarning) and "length of data" in str(w.message)
+                   for w in caught)
+
+
 def read_csv(path: Any, chunk_bytes: int | str | None = "64M", sample_bytes: int = _SAMPLE_BYTES,
-             **kwargs: Any) -> DataFrame:
+             storage_options: dict | None = None, **kwargs: Any) -> DataFrame:
     """Read CSV files into a lazy DataFrame, in chunks of about ``chunk_bytes`` of text.
 
     Parameters
     ----------
-    path : str, os.PathLike, glob pattern, or a list of them
+    path : str, os.PathLike, URL, glob pattern, or a list of them
         Several files are read one after the other (globs in natural order:
-        ``part.2`` before ``part.10``); each has its own header line.
+        ``part.2`` before ``part.10``); each has its own header line. URLs
+        (``s3://``, ``https://``, ``memory://``, ...) are read through fsspec;
+        cutting them into chunks needs a filesystem that reads byte ranges.
     chunk_bytes : int, str or None, default "64M"
         At most this many bytes of text per chunk (``"64M"``, ``"1G"``, or an
         int); a file is cut into equal ranges, as many as a multiple of the
@@ -419,6 +464,8 @@ def read_csv(path: Any, chunk_bytes: int | str | None = "64M", sample_bytes: int
         always read whole.
     sample_bytes : int, default 256000
         How much of the first file is read to infer columns and dtypes.
+    storage_options : dict, optional
+        Given to the fsspec filesystem of a URL (credentials, endpoints).
     **kwargs
         Passed to ``pandas.read_csv`` for every chunk (``sep``, ``names``,
         ``usecols``, ``dtype``, ``parse_dates``, ``index_col``, ...).
@@ -437,99 +484,42 @@ def read_csv(path: Any, chunk_bytes: int | str | None = "64M", sample_bytes: int
     >>> df.groupby("k").sum().execute()  # doctest: +SKIP
     """
     _check_kwargs(kwargs)
-    paths = expand_paths(path)
+    so = storage_options
+    paths = expand_paths(path, so)
     nrows = kwargs.pop("nrows", None)
     cb = None if chunk_bytes is None else parse_bytes(chunk_bytes)
     sample_bytes = parse_bytes(sample_bytes, "sample_bytes")
     for first in paths:  # files with no rows add none: the metadata comes from the first with some
-        sample = _sample(first, kwargs, sample_bytes, nrows)
+        sample = _sample(first, kwargs, sample_bytes, nrows, so)
         if len(sample) or nrows == 0:
             break
     else:
         first = paths[0]
-        sample = _sample(first, kwargs, sample_bytes, nrows)
-    formats = _date_formats(first, kwargs, sample, sample_bytes)
+        sample = _sample(first, kwargs, sample_bytes, nrows, so)
+    formats = _date_formats(first, kwargs, sample, sample_bytes, so)
     if formats:
         kwargs["date_format"] = formats
     meta = sample.iloc[:0]
     split = cb is not None and _splittable(kwargs) and not _has_line_breaks(sample)
-    op = ReadCSV(files=tuple(file_token(p) for p in paths), kwargs=kwargs, meta=meta, chunk_bytes=cb,
-                 columns=None, nrows=None if nrows is None else int(nrows), split=split,
-                 renumber=isinstance(meta.index, pd.RangeIndex))
+    renumber = _default_index(first, kwargs, sample, sample_bytes, so)
+    op = ReadCSV(files=tuple(file_token(p, so) for p in paths), kwargs=kwargs, meta=meta, chunk_bytes=cb,
+                 columns=None, nrows=None if nrows is None else int(nrows), split=split, renumber=renumber,
+                 storage_options=so)
     return op.new_pandas([], meta, (np.nan, meta.shape[1]))
 
 
 # ----------------------------------------------------------------- writing
-def _part_name(path: str, i: int, n: int) -> str:
-    """``*`` replaced by the partition number, zero-padded so that the files sort in partition order."""
-    return path.replace("*", str(i).zfill(len(str(max(n - 1, 0)))))
+class WriteCSVPart(WritePart):
+    """One partition as CSV, with pandas."""
+
+    def write(self, part: Any, path: Any, kwargs: dict) -> Any:
+        return part.to_csv(path, **kwargs)
 
 
-class WriteCSVPart(PandasOperator):
-    """One partition written to ``path``, or (``path=None``) returned as text in a one-row Series."""
+class ToCSV(ToFiles):
+    """``to_csv`` of a path: one file per partition, or one file."""
 
-    params = ("path", "kwargs", "number")
-
-    def execute(self, part: Any) -> Any:
-        text = part.to_csv(self.path, **self.kwargs)
-        if self.path is None:
-            return pd.Series([text], index=[self.number], dtype=object)
-        return pd.DataFrame()
-
-
-def _append_file(out: Any, path: str) -> None:
-    with open(path, "rb") as f:
-        try:
-            while os.sendfile(out.fileno(), f.fileno(), None, 1 << 30):
-                pass
-        except (AttributeError, OSError):  # no sendfile between files here: copy through Python
-            f.seek(0)
-            out.seek(0, os.SEEK_END)
-            while block := f.read(1 << 24):
-                out.write(block)
-
-
-class JoinCSVParts(PandasOperator):
-    """Part files appended to ``path`` in order, then removed."""
-
-    params = ("path", "parts", "mode")
-
-    def execute(self, *done: Any) -> pd.DataFrame:
-        with open(self.path, self.mode.replace("t", "").replace("b", "") + "b") as out:
-            for part in self.parts:
-                _append_file(out, part)
-                os.remove(part)
-        return pd.DataFrame()
-
-
-class ToCSV(PandasOperator):
-    """``to_csv`` in one of three ways (``how``): ``"files"`` (one per partition), ``"file"``, ``"text"``."""
-
-    params = ("path", "kwargs", "how")
-
-    @classmethod
-    def tile(cls, op: ToCSV) -> Tiled:
-        data = op.inputs[0]
-        meta = op.outputs[0].meta
-        n = len(data.chunks)
-        if op.how == "files":
-            chunks = [WriteCSVPart(path=_part_name(op.path, i, n), kwargs=op.kwargs, number=i).new_chunk(
-                [c], index=(i, 0), shape=(0, 0), meta=meta) for i, c in enumerate(data.chunks)]
-            return Tiled(chunks, ((0,) * n, (0,)))
-        if op.how == "file" and not _concatenable(op.path, op.kwargs):
-            chunk = WriteCSVPart(path=op.path, kwargs=op.kwargs, number=0).new_chunk(
-                [single_chunk(data)], index=(0, 0), shape=(0, 0), meta=meta)
-            return Tiled([chunk], ((0,), (0,)))
-        parts = []
-        for i, c in enumerate(data.chunks):
-            kwargs = dict(op.kwargs) if i == 0 else {**op.kwargs, "header": False, "mode": "w"}
-            path = None if op.how == "text" else f"{op.path}.{op.key[:12]}.part{i}"
-            kw = {"index": (i,), "shape": (1,)} if path is None else {"index": (i, 0), "shape": (0, 0)}
-            parts.append(WriteCSVPart(path=path, kwargs=kwargs, number=i).new_chunk([c], meta=meta, **kw))
-        if op.how == "text":
-            return Tiled(parts, ((1,) * n,))
-        join = JoinCSVParts(path=op.path, parts=[p.op.path for p in parts], mode=op.kwargs.get("mode", "w"))
-        return Tiled([join.new_chunk(parts, index=(0, 0), shape=(0, 0), meta=meta)], ((0,), (0,)))
+    writer = WriteCSVPart
 
 
 def _concatenable(path: str, kwargs: dict) -> bool:
@@ -540,41 +530,60 @@ def _concatenable(path: str, kwargs: dict) -> bool:
     return codecs.lookup(encoding).name not in ("utf-8-sig", "utf-16", "utf-32")
 
 
-def to_csv(self: Any, path_or_buf: Any = None, *, session: Any = None, **kwargs: Any) -> str | None:
-    """Write the DataFrame or Series as CSV, like ``pandas.DataFrame.to_csv``; runs right away.
+def to_csv(self: Any, path_or_buf: Any = None, *, single_file: bool | None = None, name_function: Any = None,
+           storage_options: dict | None = None, session: Any = None, **kwargs: Any) -> Any:
+    """Write the DataFrame or Series as CSV, like ``pandas.DataFrame.to_csv``, on the workers.
 
-    ``path_or_buf`` with a ``*`` writes one file per partition (the ``*``
-    replaced by the partition number, zero-padded to sort in order); a plain
-    path writes one file (partitions appended in order, the header once);
-    ``None`` returns the text; a file object is written to. Other keyword
-    arguments are pandas'. Runs in ``session`` (default: the default session)
-    and returns what pandas returns (``None``, or the text).
+    Parameters
+    ----------
+    path_or_buf : str, os.PathLike, URL, file object or None
+        A path with one ``*``: one file per partition, the ``*`` replaced by
+        the partition number (zero-padded to sort in order) or by
+        ``name_function(i)``. A path without: one file, the partitions in
+        order (the header once); written in parallel into part files that
+        one task appends, unless compressed or with a byte-order mark (then
+        one task writes it all). ``None``: the text, computed now, as pandas
+        returns it; a file object: written to now.
+    single_file : bool, optional
+        As in Dask: ``True`` asks for one file (the path has no ``*``),
+        ``False`` for one per partition (the path has one).
+    storage_options : dict, optional
+        Given to the fsspec filesystem of a URL.
+    session
+        Where a text or file-object write runs (default: the default session).
+    **kwargs
+        ``pandas.DataFrame.to_csv``'s keywords.
+
+    Returns
+    -------
+    DataFrame or str or None
+        For a path, a lazy object: ``.execute()`` writes the files (and
+        returns the object; its value is an empty DataFrame). The text for
+        ``None``; ``None`` for a file object.
 
     Examples
     --------
     >>> import mars.dataframe as md
     >>> md.DataFrame({"a": [1, 2]}, chunk_size=1).to_csv(index=False)
     'a\\n1\\n2\\n'
+    >>> md.DataFrame({"a": [1, 2]}, chunk_size=1).to_csv("out-*.csv").execute()  # doctest: +SKIP
     """
     data = as_data(self)
-    sess = resolve_session(session)
     if path_or_buf is not None and hasattr(path_or_buf, "write"):
-        text = to_csv(self, None, session=sess, **kwargs)
+        text = to_csv(self, None, session=session, **kwargs)
         if isinstance(path_or_buf, (io.RawIOBase, io.BufferedIOBase)):
             text = text.encode(kwargs.get("encoding") or "utf-8")
         path_or_buf.write(text)
         return None
-    path = None if path_or_buf is None else os.fspath(path_or_buf)
-    if path is None:
-        op = ToCSV(path=None, kwargs=kwargs, how="text")
-        texts = op.new_pandas([data], pd.Series([], dtype=object), (len(data.chunks or ()) or np.nan,))
-        return "".join(texts.execute(session=sess).fetch(session=sess))
-    if "*" not in path and os.path.isdir(path):
+    first = {"header": False, "mode": "w"}
+    if path_or_buf is None:
+        return text_of(data, ToCSV, kwargs, first, session)
+    path = os.fspath(path_or_buf)
+    how = choose_how(path, single_file)
+    if how == "file" and not is_url(path) and os.path.isdir(local_path(path)):
         raise IsADirectoryError(f"[Errno 21] Is a directory: {path!r}")
-    op = ToCSV(path=path, kwargs=kwargs, how="files" if "*" in path else "file")
-    written = op.new_pandas([data], pd.DataFrame(), (0, 0))
-    written.execute(session=sess)
-    return None
+    return lazy_write(data, ToCSV, kwargs, path, how, storage_options, _concatenable(path, kwargs),
+                      name_function, first)
 
 
 DataFrame.to_csv = to_csv

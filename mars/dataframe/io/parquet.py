@@ -1,4 +1,4 @@
-"""Parquet files: ``md.read_parquet`` and ``DataFrame.to_parquet``.
+"""Parquet files: ``md.read_parquet`` (writing: :mod:`.parquet_write`).
 
 Reading makes one chunk per row group of each file, consecutive small row
 groups grouped up to about ``chunk_bytes`` (uncompressed). Row counts come
@@ -8,13 +8,19 @@ rebuilt from its columns, or the stored ``RangeIndex`` (``start``, ``step``
 and name), numbered across row groups. A directory is read as pandas (that
 is, pyarrow) lists it: its files in path order, hidden files skipped.
 
+A hive-partitioned directory (``key=value`` subdirectories) gets its
+partition columns back as pandas gives them: categoricals whose categories
+are all the values found, after the files' own columns. ``filters=`` on
+partition columns prune whole files when the expression is built (pyarrow's
+own pruning); the rest of the filter is applied to each row group's rows.
+Paths may be fsspec URLs (``storage_options=`` for their filesystem).
+
 The source reads only the columns selected from it (``df[["a"]]``) and, for
 ``df.head(n)``, only the row groups that hold the first ``n`` rows.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 from collections.abc import Generator
@@ -26,19 +32,24 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ...core.operator import Tiled
-from ...core.session import resolve_session
-from ...core.tiling import as_data
 from ..core import DataFrame, PandasOperator, chunk_index_of, chunk_shape_of, nsplits_of
+from ..rows import numbered
+from .fs import (
+    expand_paths,
+    file_token,
+    filesystem,
+    is_url,
+    isdir,
+    local_path,
+    open_file,
+)
 from .source import (
     SourceOp,
     checked_columns,
     conform,
     count_rows,
-    expand_paths,
-    file_token,
     parse_bytes,
 )
-from ..rows import numbered
 
 __all__ = ["read_parquet"]
 
@@ -57,6 +68,23 @@ def _filter_expression(filters: Any) -> Any:
     return None if filters is None else pq.filters_to_expression(filters)
 
 
+def open_parquet(path: str, storage_options: dict | None) -> pq.ParquetFile:
+    if not is_url(path):
+        return pq.ParquetFile(local_path(path))
+    return pq.ParquetFile(open_file(path, "rb", storage_options))
+
+
+def _with_partitions(table: pa.Table, hive: tuple, codes: tuple, wanted: list | None) -> pa.Table:
+    """``table`` with the hive partition columns in ``wanted`` (all: None) appended, as dictionary columns."""
+    n = table.num_rows
+    for (name, dictionary), code in zip(hive, codes):
+        if wanted is not None and name not in wanted:
+            continue
+        indices = pa.nulls(n, pa.int32()) if code is None else pa.array(np.full(n, code, dtype=np.int32))
+        table = table.append_column(name, pa.DictionaryArray.from_arrays(indices, dictionary))
+    return table
+
+
 class ReadParquetPiece(PandasOperator):
     """Row groups of one file; ``limit`` keeps only their first rows; ``index`` is ``(start, step, name)``.
 
@@ -64,16 +92,23 @@ class ReadParquetPiece(PandasOperator):
     stored index, or ``0..k-1`` to be renumbered).
     """
 
-    params = ("path", "row_groups", "columns", "filters", "limit", "index", "options", "meta")
+    params = ("path", "row_groups", "columns", "filters", "limit", "index", "options", "meta", "hive", "codes",
+              "storage_options")
 
     def execute(self) -> pd.DataFrame:
-        pf = pq.ParquetFile(self.path)
+        pf = open_parquet(self.path, self.storage_options)
         expr = _filter_expression(self.filters)
         columns = self.columns
         if expr is not None and columns is not None:
             extra = [c for c in _filter_columns(self.filters) if c not in columns]
             columns = list(columns) + extra
-        table = pf.read_row_groups(list(self.row_groups), columns=columns, use_pandas_metadata=True)
+        names = {name for name, _ in self.hive or ()}
+        file_columns = None if columns is None else [c for c in columns if c not in names]
+        table = pf.read_row_groups(list(self.row_groups), columns=file_columns, use_pandas_metadata=True)
+        if self.hive:
+            table = _with_partitions(table, self.hive, self.codes, columns)
+            if columns is not None:  # the order asked for, then the index columns pandas' metadata names
+                table = table.select(list(columns) + [c for c in table.column_names if c not in columns])
         if expr is not None:
             table = table.filter(expr)
             if columns is not None and len(columns) > len(self.columns):
@@ -100,7 +135,8 @@ def _filter_columns(filters: Any) -> list:
 class ReadParquet(SourceOp):
     """``md.read_parquet``: ``files`` are ``(path, size, mtime, row counts, row-group bytes)``."""
 
-    params = ("files", "columns", "filters", "chunk_bytes", "head", "range_index", "options", "meta")
+    params = ("files", "columns", "filters", "chunk_bytes", "head", "range_index", "options", "meta", "hive",
+              "storage_options")
 
     @classmethod
     def tile(cls, op: ReadParquet) -> Generator[Any, Any, Tiled]:
@@ -109,37 +145,42 @@ class ReadParquet(SourceOp):
         if op.filters is None:
             chunks, rows = [], []
             start, step, name = op.range_index or (0, 1, None)
-            for i, (path, groups, n, limit) in enumerate(pieces):
+            for i, (path, groups, n, limit, codes) in enumerate(pieces):
                 index = None if op.range_index is False else (start, step, name)
-                chunks.append(op._piece(i, path, groups, limit, index, n))
+                chunks.append(op._piece(i, path, groups, limit, index, n, codes))
                 start += n * step
                 rows.append(n)
             return Tiled(chunks, nsplits_of(meta, rows))
         index = None if op.range_index is False else (0, 1, None)
-        chunks = [op._piece(i, path, groups, None, index, np.nan) for i, (path, groups, _, _) in enumerate(pieces)]
+        chunks = [op._piece(i, path, groups, None, index, np.nan, codes)
+                  for i, (path, groups, _, _, codes) in enumerate(pieces)]
         if op.range_index is False:
             return Tiled(chunks, nsplits_of(meta, (np.nan,) * len(chunks)))
         rows = yield from count_rows(chunks)
         return Tiled(numbered(chunks, rows, meta), nsplits_of(meta, rows))
 
-    def _piece(self, i: int, path: str, groups: tuple, limit: Any, index: Any, rows: Any) -> Any:
+    def _piece(self, i: int, path: str, groups: tuple, limit: Any, index: Any, rows: Any, codes: tuple) -> Any:
         op = ReadParquetPiece(path=path, row_groups=groups, columns=self.columns, filters=self.filters,
-                              limit=limit, index=index, options=self.options, meta=self.meta)
+                              limit=limit, index=index, options=self.options, meta=self.meta, hive=self.hive,
+                              codes=codes, storage_options=self.storage_options)
         return op.new_chunk([], index=chunk_index_of(self.meta, i), shape=chunk_shape_of(self.meta, rows),
                             meta=self.meta)
 
     def _pieces(self) -> list[tuple]:
-        """(path, row groups, rows, limit) per chunk: row groups grouped up to ``chunk_bytes``, up to ``head`` rows."""
+        """(path, row groups, rows, limit, partition codes) per chunk.
+
+        Row groups are grouped up to ``chunk_bytes``, up to ``head`` rows.
+        """
         out: list[tuple] = []
         left = self.head
-        for path, _, _, rows, sizes in self.files:
+        for path, _, _, rows, sizes, codes in self.files:
             groups: list[int] = []
             n = size = 0
             for g, (r, b) in enumerate(zip(rows, sizes)):
                 if left is not None and left <= 0:
                     break
                 if groups and size + b > self.chunk_bytes:
-                    out.append((path, tuple(groups), n, None))
+                    out.append((path, tuple(groups), n, None, codes))
                     groups, n, size = [], 0, 0
                 take = r if left is None else min(r, left)
                 groups.append(g)
@@ -147,12 +188,11 @@ class ReadParquet(SourceOp):
                 if left is not None:
                     left -= take
             if groups:
-                out.append((path, tuple(groups), n, n if self.head is not None else None))
+                out.append((path, tuple(groups), n, n if self.head is not None else None, codes))
             if left is not None and left <= 0:
                 break
         if not out:  # no rows at all: one empty chunk with the right columns
-            path, _, _, rows, _ = self.files[0]
-            out.append((path, (), 0, None))
+            out.append((self.files[0][0], (), 0, None, self.files[0][5]))
         return out
 
     def with_columns(self, columns: list) -> Any:
@@ -173,26 +213,53 @@ class ReadParquet(SourceOp):
 
 
 # ----------------------------------------------------------------- files and metadata
-def _parquet_files(path: Any) -> list[str]:
-    """The files pandas would read: a directory as pyarrow lists it, else paths and globs."""
-    if not isinstance(path, (list, tuple)) and os.path.isdir(os.fspath(path)):
-        import pyarrow.dataset as ds
+def _dataset(path: str, storage_options: dict | None) -> Any:
+    """The directory as pandas (pyarrow) reads it: hive partitions discovered, as dictionaries."""
+    import pyarrow.dataset as ds
 
-        dataset = ds.dataset(os.fspath(path), format="parquet", partitioning="hive")
-        files = list(dataset.files)
-        if not files:
-            raise FileNotFoundError(f"no parquet files in {os.fspath(path)!r}")
-        if len(dataset.schema) > len(pq.read_schema(files[0])):
-            raise NotImplementedError(f"{os.fspath(path)!r} is a hive-partitioned dataset (directories named "
-                                      "key=value); md.read_parquet reads plain files and directories of files")
-        return files
-    return expand_paths(path)
+    fs, root = (filesystem(path, storage_options) if is_url(path) else (None, local_path(path)))
+    return ds.dataset(root, filesystem=fs, format="parquet",
+                      partitioning=ds.HivePartitioning.discover(infer_dictionary=True)), fs
 
 
-def _file_entry(path: str) -> tuple:
-    md = pq.ParquetFile(path).metadata
+def _directory_files(path: str, storage_options: dict | None, filters: Any) -> tuple[list, tuple, pa.Schema]:
+    """(files with their partition codes, hive fields ``(name, dictionary)``, schema) of a directory.
+
+    Files whose partition values cannot pass ``filters`` are left out.
+    """
+    import pyarrow.dataset as ds
+
+    dataset, fs = _dataset(path, storage_options)
+    if not dataset.files:
+        raise FileNotFoundError(f"no parquet files in {path!r}")
+    part = dataset.partitioning
+    # a directory with no key=value names has no dictionaries (its "partition schema" is the files')
+    hive = tuple((f.name, d) for f, d in zip(part.schema, part.dictionaries or []) if d is not None) if part else ()
+    expr = _filter_expression(filters)
+    fragments = dataset.get_fragments() if expr is None or not hive else dataset.get_fragments(filter=expr)
+    fragments = list(fragments)
+    if not fragments:  # none pass: one file whose rows the filter drops; pandas then finds no categories
+        fragments = list(dataset.get_fragments())[:1]
+        hive = tuple((name, d.slice(0, 0)) for name, d in hive)
+    out = []
+    for fragment in fragments:
+        keys = ds.get_partition_keys(fragment.partition_expression) if hive else {}
+        codes = tuple(_code(d, keys.get(name)) if len(d) else None for name, d in hive)
+        out.append((fragment.path if fs is None else fs.unstrip_protocol(fragment.path), codes))
+    return out, hive, dataset.schema
+
+
+def _code(dictionary: pa.Array, value: Any) -> int | None:
+    if value is None:
+        return None
+    return dictionary.to_pylist().index(value)
+
+
+def _file_entry(path: str, codes: tuple, storage_options: dict | None) -> tuple:
+    md = open_parquet(path, storage_options).metadata
     groups = [md.row_group(i) for i in range(md.num_row_groups)]
-    return file_token(path) + (tuple(g.num_rows for g in groups), tuple(g.total_byte_size for g in groups))
+    return file_token(path, storage_options) + (tuple(g.num_rows for g in groups),
+                                                tuple(g.total_byte_size for g in groups), codes)
 
 
 def _pandas_index(schema: pa.Schema) -> list:
@@ -216,7 +283,8 @@ def _range_index(schema: pa.Schema, total: int, filtered: bool) -> Any:
     return (0, 1, None)
 
 
-def _meta(path: str, schema: pa.Schema, columns: list | None, range_index: Any, options: dict) -> pd.DataFrame:
+def _meta(path: str, schema: pa.Schema, columns: list | None, range_index: Any, options: dict, hive: tuple,
+          storage_options: dict | None) -> pd.DataFrame:
     names = [f.name for f in schema]
     if columns is not None:
         missing = [c for c in columns if c not in names]
@@ -226,10 +294,15 @@ def _meta(path: str, schema: pa.Schema, columns: list | None, range_index: Any, 
         table = schema.empty_table().select(list(columns) + index_cols)
     else:
         table = schema.empty_table()
-    dict_cols = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+    partitions = dict(hive)
+    for name in table.column_names:
+        if name in partitions:  # categories: all the values of the directories' names
+            table = table.set_column(table.schema.get_field_index(name), name,
+                                     pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), partitions[name]))
+    dict_cols = [f.name for f in table.schema if pa.types.is_dictionary(f.type) and f.name not in partitions]
     if dict_cols:
         # categories come from the data: the first row group's dictionaries
-        pf = pq.ParquetFile(path)
+        pf = open_parquet(path, storage_options)
         if pf.metadata.num_row_groups:
             first = pf.read_row_group(0, columns=dict_cols).slice(0, 0)
             for name in dict_cols:
@@ -242,21 +315,26 @@ def _meta(path: str, schema: pa.Schema, columns: list | None, range_index: Any, 
 
 def read_parquet(path: Any, columns: list | None = None, engine: str = "pyarrow", filters: Any = None,
                  chunk_bytes: int | str = "64M", dtype_backend: Any = pd.api.extensions.no_default,
-                 to_pandas_kwargs: dict | None = None) -> DataFrame:
+                 to_pandas_kwargs: dict | None = None, storage_options: dict | None = None) -> DataFrame:
     """Read Parquet files into a lazy DataFrame, one chunk per row group (small ones grouped).
 
     Parameters
     ----------
-    path : str, os.PathLike, directory, glob pattern, or a list of them
+    path : str, os.PathLike, URL, directory, glob pattern, or a list of them
+        A directory may be hive-partitioned (``year=2024/part.0.parquet``):
+        its partition columns come back as pandas gives them (categoricals).
     columns : list, optional
         Only these columns are read (the index columns too, as pandas does).
     engine : {"pyarrow", "auto"}
     filters : list of tuples or list of lists of tuples, optional
-        pyarrow's row filters (``[("a", ">", 3)]``), applied to each row group.
+        pyarrow's row filters (``[("a", ">", 3)]``), applied to each row group;
+        on partition columns, they prune whole files before anything is read.
     chunk_bytes : int or str, default "64M"
         Consecutive row groups are read together up to this many (uncompressed) bytes.
     dtype_backend, to_pandas_kwargs
         As for ``pandas.read_parquet``.
+    storage_options : dict, optional
+        Given to the fsspec filesystem of a URL.
 
     Returns
     -------
@@ -271,139 +349,23 @@ def read_parquet(path: Any, columns: list | None = None, engine: str = "pyarrow"
     """
     if engine not in ("pyarrow", "auto"):
         raise ValueError(f"md.read_parquet reads with engine='pyarrow', got engine={engine!r}")
-    files = [_file_entry(p) for p in _parquet_files(path)]
-    schema = pq.read_schema(files[0][0])
+    so = storage_options
+    single = not isinstance(path, (list, tuple))
+    if single and isdir(os.fspath(path), so):
+        listed, hive, schema = _directory_files(os.fspath(path), so, filters)
+    else:
+        listed, hive, schema = [(p, ()) for p in expand_paths(path, so)], (), None
+    files = [_file_entry(p, codes, so) for p, codes in listed]
+    schema = schema if schema is not None else open_parquet(files[0][0], so).schema_arrow
     if columns is not None:
         columns = list(columns)
     options = {"dtype_backend": dtype_backend, "to_pandas_kwargs": to_pandas_kwargs}
     total = sum(sum(f[3]) for f in files)
     range_index = _range_index(schema, total, filters is not None)
-    meta = _meta(files[0][0], schema, columns, range_index, options)
+    meta = _meta(files[0][0], schema, columns, range_index, options, hive, so)
     op = ReadParquet(files=tuple(files), columns=columns, filters=filters, chunk_bytes=parse_bytes(chunk_bytes),
-                     head=None, range_index=range_index, options=options, meta=meta)
+                     head=None, range_index=range_index, options=options, meta=meta, hive=hive, storage_options=so)
     rows = np.nan if filters is not None else total
     return op.new_pandas([], meta, (rows, meta.shape[1]))
 
 
-# ----------------------------------------------------------------- writing
-def _part_name(i: int, n: int) -> str:
-    """``part.{i}.parquet``, zero-padded so that pyarrow's (and pandas') path order is partition order."""
-    return f"part.{str(i).zfill(len(str(max(n - 1, 0))))}.parquet"
-
-
-class WriteParquetPart(PandasOperator):
-    """One partition written to its own file with pandas."""
-
-    params = ("path", "kwargs")
-
-    def execute(self, part: pd.DataFrame) -> pd.DataFrame:
-        part.to_parquet(self.path, engine="pyarrow", **self.kwargs)
-        return pd.DataFrame()
-
-
-class WriteParquetFile(PandasOperator):
-    """All partitions written to one file in order, a row group each (pyarrow's ``ParquetWriter``)."""
-
-    params = ("path", "index", "kwargs")
-
-    def execute(self, *parts: pd.DataFrame) -> pd.DataFrame:
-        whole_range = self.index is None and _contiguous_range(parts)
-        preserve = None if whole_range else (True if self.index is None else self.index)
-        tables = [pa.Table.from_pandas(p, preserve_index=preserve) for p in parts]
-        schema = pa.unify_schemas([t.schema for t in tables], promote_options="permissive")
-        metadata = dict(tables[0].schema.metadata or {})
-        if whole_range:
-            metadata[b"pandas"] = _with_range(metadata[b"pandas"], parts)
-        schema = schema.with_metadata(metadata)
-        kwargs = dict(self.kwargs)
-        with pq.ParquetWriter(self.path, schema, **kwargs) as writer:
-            for t in tables:
-                if t.num_rows or len(tables) == 1:
-                    writer.write_table(t.cast(schema), row_group_size=max(t.num_rows, 1))
-        return pd.DataFrame()
-
-
-def _contiguous_range(parts: tuple) -> bool:
-    """Whether the partitions' indexes together are one ``RangeIndex`` (then stored as metadata, as pandas does)."""
-    if not all(isinstance(p.index, pd.RangeIndex) for p in parts):
-        return False
-    kept = [p.index for p in parts if len(p)]
-    if not kept:
-        return True
-    step = kept[0].step
-    return all(a.step == step and b.step == step and a.stop == b.start for a, b in itertools.pairwise(kept)) and \
-        all(i.name == kept[0].name for i in kept)
-
-
-def _with_range(pandas_meta: bytes, parts: tuple) -> bytes:
-    d = json.loads(pandas_meta)
-    kept = [p.index for p in parts if len(p)] or [parts[0].index]
-    for entry in d["index_columns"]:
-        if isinstance(entry, dict) and entry.get("kind") == "range":
-            entry.update(start=kept[0].start, stop=kept[-1].stop, step=kept[0].step)
-    return json.dumps(d).encode()
-
-
-class ToParquet(PandasOperator):
-    """``to_parquet``: one file per partition (a directory, or a path with ``*``), or one file."""
-
-    params = ("path", "index", "kwargs", "how")
-
-    @classmethod
-    def tile(cls, op: ToParquet) -> Tiled:
-        data = op.inputs[0]
-        meta = op.outputs[0].meta
-        n = len(data.chunks)
-        if op.how == "file":
-            chunk = WriteParquetFile(path=op.path, index=op.index, kwargs=op.kwargs).new_chunk(
-                list(data.chunks), index=(0, 0), shape=(0, 0), meta=meta)
-            return Tiled([chunk], ((0,), (0,)))
-        chunks = []
-        for i, c in enumerate(data.chunks):
-            if op.how == "dir":
-                path = os.path.join(op.path, _part_name(i, n))
-            else:
-                path = op.path.replace("*", str(i).zfill(len(str(max(n - 1, 0)))))
-            kwargs = {**op.kwargs, "index": op.index}
-            chunks.append(WriteParquetPart(path=path, kwargs=kwargs).new_chunk([c], index=(i, 0), shape=(0, 0),
-                                                                                meta=meta))
-        return Tiled(chunks, ((0,) * n, (0,)))
-
-
-def to_parquet(self: Any, path: Any, engine: str = "pyarrow", compression: str | None = "snappy",
-               index: bool | None = None, partition_cols: Any = None, *, session: Any = None,
-               **kwargs: Any) -> None:
-    """Write the DataFrame as Parquet, like ``pandas.DataFrame.to_parquet``; runs right away.
-
-    ``path`` a directory (an existing one, or a path ending in ``/``): one
-    file per partition, ``part.0.parquet``, ``part.1.parquet``, ... (numbers
-    zero-padded to sort in order). A path with ``*``: one file per partition,
-    the ``*`` replaced by its number. Any other path: one file, a row group
-    per partition. Runs in ``session`` (default: the default session).
-
-    Examples
-    --------
-    >>> import mars.dataframe as md
-    >>> md.DataFrame({"a": [1, 2, 3]}, chunk_size=2).to_parquet("out/")  # doctest: +SKIP
-    """
-    if engine not in ("pyarrow", "auto"):
-        raise ValueError(f"to_parquet writes with engine='pyarrow', got engine={engine!r}")
-    if partition_cols is not None:
-        raise NotImplementedError("to_parquet(partition_cols=...) is not supported; write one file per partition "
-                                  "with a directory path")
-    path = os.fspath(path)
-    kwargs = {**kwargs, "compression": compression}
-    if "*" in path:
-        how = "files"
-    elif path.endswith(os.sep) or os.path.isdir(path):
-        how = "dir"
-        os.makedirs(path, exist_ok=True)
-    else:
-        how = "file"
-    data = as_data(self)
-    op = ToParquet(path=path, index=index, kwargs=kwargs, how=how)
-    written = op.new_pandas([data], pd.DataFrame(), (0, 0))
-    written.execute(session=resolve_session(session))
-
-
-DataFrame.to_parquet = to_parquet

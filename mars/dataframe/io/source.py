@@ -21,8 +21,6 @@ it is not.
 
 from __future__ import annotations
 
-import glob
-import os
 import re
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
@@ -31,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import PandasOperator
+from .fs import expand_paths, file_token  # noqa: F401 - the readers' helpers, re-exported
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
@@ -53,43 +52,6 @@ def parse_bytes(value: Any, name: str = "chunk_bytes") -> int:
     if n < 1:
         raise ValueError(f"{name} must be positive, got {value!r}")
     return n
-
-
-def _natural_key(path: str) -> list:
-    """``part.10`` after ``part.9``: runs of digits compare as numbers."""
-    return [int(s) if s.isdigit() else s for s in re.split(r"(\d+)", path)]
-
-
-def expand_paths(path: Any) -> list[str]:
-    """Files named by a path, a glob pattern, or a list of them (globs in natural order).
-
-    Raises ``FileNotFoundError`` as pandas does for a path that does not exist.
-    """
-    items = list(path) if isinstance(path, (list, tuple)) else [path]
-    if not items:
-        raise ValueError("no paths given")
-    out: list[str] = []
-    for item in items:
-        p = os.fspath(item)
-        if not isinstance(p, str):
-            raise TypeError(f"paths must be strings or os.PathLike, got {type(item).__name__}")
-        p = os.path.expanduser(p)
-        if glob.has_magic(p):
-            matches = sorted((m for m in glob.glob(p) if os.path.isfile(m)), key=_natural_key)
-            if not matches:
-                raise FileNotFoundError(f"no files match {p!r}")
-            out.extend(matches)
-        elif os.path.isfile(p):
-            out.append(p)
-        else:
-            raise FileNotFoundError(f"[Errno 2] No such file or directory: {p!r}")
-    return out
-
-
-def file_token(path: str) -> tuple:
-    """What identifies a file's content cheaply: a changed file gets new chunk keys."""
-    st = os.stat(path)
-    return (os.path.abspath(path), st.st_size, st.st_mtime_ns)
 
 
 class SourceOp(PandasOperator):
