@@ -133,7 +133,7 @@ def test_worker_flags_land_on_their_config_keys(tmp_path) -> None:
     assert cfg["logging"] == {"level": "DEBUG", "format": "%(message)s", "conf": "log.ini"}
     assert cfg["oscar"] == {"use_uvloop": "no", "start_method": "spawn"}
     assert cfg["security"] == {"token": "s3cret", "insecure": True, "token_file": None, "tls_cert": None,
-                               "tls_key": None, "tls_ca": None}
+                               "tls_key": None, "tls_ca": None, "metrics_token": None}
     assert cfg["supervisor"] == default_config()["supervisor"]  # only the role's section moves
 
 
@@ -151,7 +151,7 @@ def test_supervisor_flags_and_defaults() -> None:
 
 def test_worker_defaults_read_from_the_shipped_file() -> None:
     worker = parse_args("worker", ["-s", SUP])["worker"]
-    assert (worker["n_cpu"], worker["n_io_process"], worker["cuda_devices"]) == ("auto", 1, "auto")
+    assert (worker["n_cpu"], worker["n_io_process"], worker["cuda_devices"]) == ("auto", 1, [])  # GPU slots only when asked for
     assert (worker["cache_mem"], worker["phy_mem"], worker["spill_dirs"]) == ("40%", "90%", [])
 
 

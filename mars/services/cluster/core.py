@@ -49,10 +49,10 @@ class WorkerStats:
     storage: dict = field(default_factory=dict)
     #: the worker's execution actor's ``stats()`` (n_running, n_queued, ...), or {}
     execution: dict = field(default_factory=dict)
-    #: one dict per CUDA device: index, name, memory_used, memory_total, utilization (percent)
-    gpus: list = field(default_factory=list)
     #: unix time of the sample, by the worker's clock
     timestamp: float = 0.0
+    #: one dict per CUDA device: index, name, memory_used, memory_total, utilization (percent)
+    gpus: list = field(default_factory=list)
 
 
 @dataclass
