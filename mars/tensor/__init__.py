@@ -58,6 +58,8 @@ from .indexing.ix import *  # noqa: F401,F403,E402
 from .datasource.grids import *  # noqa: F401,F403,E402
 from .dtypes import *  # noqa: F401,F403,E402
 from .array_api import *  # noqa: F401,F403,E402
+from .sparse.routes import *  # noqa: F401,F403,E402  (installs issparse, tosparse, todense)
+from .io import *  # noqa: F401,F403,E402
 from . import device as _device  # noqa: F401,E402  (installs to_gpu, to_cpu and fetch(gpu=))
 from . import fft, linalg, random, spatial, special, stats  # noqa: F401,E402
 from .interop import install as _install_interop  # noqa: E402

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -54,6 +55,10 @@ class TensorData(TileableData):
     def params(self) -> dict[str, Any]:
         return {"shape": self.shape, "dtype": self.dtype, "order": self.order}
 
+    def issparse(self) -> bool:
+        """Whether the chunks are scipy.sparse matrices (see mars.tensor.sparse)."""
+        return False
+
     @property
     def size(self) -> float:
         return math.prod(self.shape) if self.shape else 1
@@ -87,8 +92,12 @@ class TensorOperator(Operator):
     """Base of tensor operators: outputs are tensors."""
 
     tileable_type = TensorData
+    #: takes sparse tensors as inputs; any other op given one goes by its route in SPARSE_ROUTES
+    accepts_sparse: ClassVar[bool] = False
 
     def new_tensor(self, inputs: list, shape: tuple, dtype: np.dtype, order: str = "C", **kw: Any) -> Tensor:
+        if not self.accepts_sparse and _any_sparse(inputs):
+            return _sparse_route(self)(self, inputs, shape, np.dtype(dtype), order)
         self._infer_device(inputs)
         t = Tensor(self.new_tileable(inputs, shape=tuple(shape), dtype=np.dtype(dtype), order=order, **kw))
         return maybe_eager(t)
@@ -99,6 +108,8 @@ class TensorOperator(Operator):
             self.gpu = any(getattr(getattr(i, "op", None), "gpu", None) for i in inputs if is_tensor(i)) or None
 
     def new_tensors(self, inputs: list, kws: list[dict]) -> list[Tensor]:
+        if not self.accepts_sparse and _any_sparse(inputs):
+            _sparse_route(self, routed=False)
         self._infer_device(inputs)
         for kw in kws:
             kw.setdefault("order", "C")
@@ -107,6 +118,23 @@ class TensorOperator(Operator):
         if options.eager_mode and not TILING.get():
             resolve_session().execute(*ts)
         return ts
+
+
+#: op class → ``route(op, inputs, shape, dtype, order)``, the tensor the op means when an input is
+#: sparse (mars.tensor.sparse registers them); an op without a route refuses sparse inputs
+SPARSE_ROUTES: dict[type, Callable[..., Any]] = {}
+
+
+def _any_sparse(inputs: list) -> bool:
+    return any(isinstance(i, (Tensor, TensorData)) and tensor_data(i).issparse() for i in inputs)
+
+
+def _sparse_route(op: TensorOperator, routed: bool = True) -> Callable[..., Any]:
+    route = SPARSE_ROUTES.get(type(op)) if routed else None
+    if route is None:
+        raise TypeError(f"{type(op).__name__} does not take sparse tensors; "
+                        "call .todense() on the sparse input first")
+    return route
 
 
 class Tensor(Tileable):
@@ -165,7 +193,8 @@ class Tensor(Tileable):
         return self.fetch(session=session)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        value = np.asarray(self.fetch())
+        value = self.fetch()
+        value = np.asarray(value.toarray() if self._data.issparse() else value)
         return value.astype(dtype, copy=False) if dtype is not None else value
 
     def __bool__(self) -> bool:

@@ -9,6 +9,7 @@ import numpy as np
 from ..core import Tensor, is_tensor
 from ..rechunk import rechunk
 from ..arithmetic.core import astype
+from ..sparse.core import from_scipy, is_scipy_sparse, tosparse
 from ...core.device import is_device_array, to_host
 from .core import from_numpy, placement
 
@@ -16,7 +17,7 @@ __all__ = ["tensor", "array", "asarray"]
 
 
 def tensor(data: Any = None, dtype: Any = None, chunk_size: Any = None, order: str = "K", copy: bool | None = True,
-           *, device: Any = None, gpu: Any = None) -> Tensor:
+           *, device: Any = None, gpu: Any = None, sparse: bool = False) -> Tensor:
     """A tensor from array-like data (numpy array, list, scalar, buffer, an object with
     ``__dlpack__``) or from another tensor.
 
@@ -25,12 +26,20 @@ def tensor(data: Any = None, dtype: Any = None, chunk_size: Any = None, order: s
     tensor given with ``copy=False``/None is returned as the same object, as
     numpy returns the same array (so writes into either are seen by both).
     ``gpu=True`` (or ``device="gpu"``) puts it on the GPU; a CuPy array makes a GPU tensor.
+    A scipy.sparse matrix (or ``sparse=True`` with 2-D data) makes a sparse tensor: its
+    chunks are CSR matrices and ``fetch()`` gives one (see ``mars.tensor.sparse``).
 
     >>> import mars.tensor as mt
     >>> mt.tensor([[1, 2], [3, 4]], chunk_size=1).sum().execute().fetch()
     np.int64(10)
     """
     gpu = placement(device, gpu)
+    if is_scipy_sparse(data) or sparse:
+        if gpu:
+            raise NotImplementedError("sparse tensors live on the CPU; pass gpu=None (or densify the data)")
+        if is_scipy_sparse(data):
+            return from_scipy(data, dtype=dtype, chunk_size=chunk_size)
+        return tosparse(tensor(data, dtype=dtype, chunk_size=chunk_size, order=order, copy=copy))
     if is_device_array(data):
         data, gpu = to_host(data), True if gpu is None else gpu
     if is_tensor(data):

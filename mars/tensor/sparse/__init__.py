@@ -1,0 +1,1 @@
+"""Sparse tensors (2-D, scipy.sparse CSR chunks); see ``core`` and ``routes``."""
