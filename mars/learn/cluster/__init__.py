@@ -1,0 +1,12 @@
+"""mars.learn.cluster: ``KMeans`` and ``MiniBatchKMeans`` on mars tensors.
+
+>>> from mars.learn.cluster import KMeans
+>>> KMeans(3).get_params()["n_clusters"]
+3
+"""
+
+from __future__ import annotations
+
+from ._kmeans import KMeans
+
+__all__ = ["KMeans"]

@@ -1,0 +1,229 @@
+"""The distributed passes of k-means: each is one :func:`row_reduce` / :func:`row_map` over the rows of ``X``.
+
+Chunk functions take ``(start, x, [sample_weight,] [closest,] *args)`` and
+work through the chunk in cache-sized row blocks; distances are
+``|x|^2 - 2 x.c + |c|^2`` by BLAS, as scikit-learn computes them.
+
+>>> import numpy as np
+>>> from mars.learn.base import fetch
+>>> x = np.array([[0., 0.], [0., 1.], [10., 10.], [10., 11.]])
+>>> sums, weights, inertia = lloyd_pass(x, None, np.array([[0., 0.], [10., 10.]]))
+>>> weights, inertia
+(array([2., 2.]), np.float64(2.0))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._rowops import add_partials, row_blocks, row_map, row_reduce
+from ..base import fetch
+
+_BLOCK = 4096
+
+
+def _d2(xb: np.ndarray, centers: np.ndarray, c_sq: np.ndarray) -> np.ndarray:
+    """Squared distances of block rows to the centres, clipped at 0 (rounding)."""
+    x_sq = np.einsum("ij,ij->i", xb, xb)
+    d2 = xb @ centers.T
+    d2 *= -2
+    d2 += x_sq[:, None]
+    d2 += c_sq
+    np.maximum(d2, 0, out=d2)
+    return d2
+
+
+def _unpack(rest: tuple, n_row_inputs: int) -> tuple[list, tuple]:
+    return list(rest[:n_row_inputs]), rest[n_row_inputs:]
+
+
+def _lloyd_chunk(start: int, x: np.ndarray, *rest: Any) -> tuple:
+    (sw,), (centers, _weighted) = _unpack(rest, 1) if rest and rest[-1] else ((None,), rest)
+    k, d = centers.shape
+    c_sq = np.einsum("ij,ij->i", centers, centers)
+    sums, weights, inertia = np.zeros((k, d)), np.zeros(k), np.zeros(k)
+    for s in row_blocks(len(x), _BLOCK):
+        xb = x[s:s + _BLOCK]
+        d2 = _d2(xb, centers, c_sq)
+        labels = d2.argmin(axis=1)
+        w = np.ones(len(xb)) if sw is None else sw[s:s + _BLOCK]
+        member = (labels == np.arange(k)[:, None]).astype(np.float64)  # (k, rows): one GEMM gives the sums
+        if sw is not None:
+            member *= w
+        sums += member @ xb
+        weights += np.bincount(labels, weights=w, minlength=k)
+        inertia += np.bincount(labels, weights=w * d2[np.arange(len(xb)), labels], minlength=k)
+    return sums, weights, inertia
+
+
+def _pack_stats(partial: tuple) -> np.ndarray:
+    sums, weights, inertia = partial
+    return np.hstack([sums, weights[:, None], inertia[:, None]])
+
+
+def lloyd_pass(x: Any, sw: Any, centers: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Per-cluster weighted sums, weights and the inertia of assigning ``x`` to ``centers`` (one pass)."""
+    k, d = centers.shape
+    aligned = [] if sw is None else [sw]
+    stats = fetch(row_reduce(_lloyd_chunk, x, shape=(k, d + 2), aligned=aligned,
+                             args=(np.ascontiguousarray(centers, dtype=np.float64), sw is not None),
+                             finish=_pack_stats))
+    return stats[:, :d], stats[:, d], stats[:, d + 1].sum()
+
+
+def _labels_chunk(start: int, x: np.ndarray, centers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c_sq = np.einsum("ij,ij->i", centers, centers)
+    labels, dist = np.empty(len(x), np.int32), np.empty(len(x))
+    for s in row_blocks(len(x), _BLOCK):
+        d2 = _d2(x[s:s + _BLOCK], centers, c_sq)
+        lab = d2.argmin(axis=1)
+        labels[s:s + _BLOCK] = lab
+        dist[s:s + _BLOCK] = d2[np.arange(len(lab)), lab]
+    return labels, dist
+
+
+def labels_and_distances(x: Any, centers: np.ndarray) -> list:
+    """Lazy (labels int32, squared distance to the nearest centre) of each row."""
+    return row_map(_labels_chunk, x, outs=[((), np.int32), ((), np.float64)],
+                   args=(np.ascontiguousarray(centers, dtype=np.float64),))
+
+
+def _distances_chunk(start: int, x: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    c_sq = np.einsum("ij,ij->i", centers, centers)
+    out = np.empty((len(x), len(centers)))
+    for s in row_blocks(len(x), _BLOCK):
+        out[s:s + _BLOCK] = np.sqrt(_d2(x[s:s + _BLOCK], centers, c_sq))
+    return out
+
+
+def distances(x: Any, centers: np.ndarray) -> Any:
+    """Lazy euclidean distances of each row to each centre (``KMeans.transform``)."""
+    return row_map(_distances_chunk, x, outs=[((len(centers),), np.float64)],
+                   args=(np.ascontiguousarray(centers, dtype=np.float64),))[0]
+
+
+# ---------------------------------------------------------------- empty clusters
+def _farthest_chunk(start: int, x: np.ndarray, *rest: Any) -> np.ndarray:
+    """Rows ``[d2, label, weight, x...]`` of the ``m`` points farthest from their centres."""
+    (sw,), (centers, m, _weighted) = _unpack(rest, 1) if rest and rest[-1] else ((None,), rest)
+    labels, d2 = _labels_chunk(start, x, centers)
+    top = np.argsort(-d2, kind="stable")[:m]
+    w = np.ones(len(top)) if sw is None else sw[top]
+    return np.column_stack([d2[top], labels[top], w, x[top]]) if len(top) else np.empty((0, x.shape[1] + 3))
+
+
+def _keep_farthest(*parts: np.ndarray) -> np.ndarray:
+    rows = np.concatenate(parts)
+    m = max(len(p) for p in parts)
+    return rows[np.argsort(-rows[:, 0], kind="stable")[:m]]
+
+
+def relocate_empty(x: Any, sw: Any, centers: np.ndarray, sums: np.ndarray, weights: np.ndarray) -> None:
+    """Give each empty cluster one of the points farthest from their centres (scikit-learn's rule), in place."""
+    empty = np.flatnonzero(weights == 0)
+    aligned = [] if sw is None else [sw]
+    far = fetch(row_reduce(_farthest_chunk, x, shape=(len(empty), centers.shape[1] + 3), aligned=aligned,
+                           args=(centers, len(empty), sw is not None), combine=_keep_farthest))
+    for row, new in zip(far, empty):
+        old, w, point = int(row[1]), row[2], row[3:]
+        sums[old] -= point * w
+        weights[old] -= w
+        sums[new] = point * w
+        weights[new] = w
+
+
+# ---------------------------------------------------------------- initialisation passes
+def _closest_chunk(start: int, x: np.ndarray, closest: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    c_sq = np.einsum("ij,ij->i", centers, centers)
+    out = closest.copy()
+    for s in row_blocks(len(x), _BLOCK):
+        np.minimum(out[s:s + _BLOCK], _d2(x[s:s + _BLOCK], centers, c_sq).min(axis=1), out=out[s:s + _BLOCK])
+    return out
+
+
+def closest_update(x: Any, closest: Any, centers: np.ndarray) -> Any:
+    """Lazy ``min(closest, squared distance to the nearest of centers)`` per row."""
+    return row_map(_closest_chunk, x, outs=[((), np.float64)], aligned=[closest],
+                   args=(np.ascontiguousarray(centers, dtype=np.float64),))[0]
+
+
+def _race_chunk(start: int, x: np.ndarray, *rest: Any) -> np.ndarray:
+    """Per trial, the row with the least ``E / w`` (``E`` exponential): a draw proportional to ``w``."""
+    weights, (n_trials, seed) = _unpack(rest, len(rest) - 2)
+    w = np.prod(weights, axis=0) if weights else np.ones(len(x))
+    rng = np.random.default_rng([seed, start])
+    out = np.full((n_trials, x.shape[1] + 1), np.inf)
+    if not len(x):
+        return out
+    with np.errstate(divide="ignore"):
+        keys = rng.exponential(size=(n_trials, len(x))) / w
+    best = keys.argmin(axis=1)
+    out[:, 0] = keys[np.arange(n_trials), best]
+    out[:, 1:] = x[best]
+    return out
+
+
+def _keep_least(*parts: np.ndarray) -> np.ndarray:
+    stacked = np.stack(parts)
+    return stacked[stacked[:, :, 0].argmin(axis=0), np.arange(stacked.shape[1])]
+
+
+def weighted_draws(x: Any, weights: list, n_trials: int, seed: int) -> np.ndarray:
+    """``n_trials`` rows of ``x`` drawn (with replacement) with probability proportional to the product of
+    ``weights`` (row tensors); one pass."""
+    drawn = fetch(row_reduce(_race_chunk, x, shape=(n_trials, x.shape[1] + 1), aligned=weights,
+                             args=(n_trials, seed), combine=_keep_least))
+    if not np.isfinite(drawn[:, 0]).all():
+        raise ValueError("cannot draw initial centres: every sample has zero weight or zero distance")
+    return drawn[:, 1:]
+
+
+def _potentials_chunk(start: int, x: np.ndarray, *rest: Any) -> np.ndarray:
+    row_inputs, (candidates,) = _unpack(rest, len(rest) - 1)
+    closest, sw = row_inputs[0], (row_inputs[1] if len(row_inputs) > 1 else None)
+    c_sq = np.einsum("ij,ij->i", candidates, candidates)
+    pots = np.zeros(len(candidates))
+    for s in row_blocks(len(x), _BLOCK):
+        d2 = np.minimum(_d2(x[s:s + _BLOCK], candidates, c_sq), closest[s:s + _BLOCK, None])
+        pots += (d2 if sw is None else d2 * sw[s:s + _BLOCK, None]).sum(axis=0)
+    return pots
+
+
+def potentials(x: Any, closest: Any, sw: Any, candidates: np.ndarray) -> np.ndarray:
+    """For each candidate centre, the weighted sum of ``min(closest, d2 to it)`` (one pass)."""
+    aligned = [closest] if sw is None else [closest, sw]
+    return fetch(row_reduce(_potentials_chunk, x, shape=(len(candidates),), aligned=aligned,
+                            args=(np.ascontiguousarray(candidates, dtype=np.float64),)))
+
+
+def _oversample_chunk(start: int, x: np.ndarray, *rest: Any) -> np.ndarray:
+    weights, (scale, seed) = _unpack(rest, len(rest) - 2)
+    p = np.prod(weights, axis=0) * scale
+    keep = np.random.default_rng([seed, start]).random(len(x)) < p
+    return x[keep]
+
+
+def _concat(*parts: np.ndarray) -> np.ndarray:
+    return np.concatenate(parts)
+
+
+def oversample(x: Any, weights: list, scale: float, seed: int) -> np.ndarray:
+    """Each row kept independently with probability ``min(1, scale * product of weights)`` (one pass)."""
+    return fetch(row_reduce(_oversample_chunk, x, shape=(np.nan, x.shape[1]), aligned=weights,
+                            args=(scale, seed), combine=_concat))
+
+
+def _nearest_weights_chunk(start: int, x: np.ndarray, *rest: Any) -> np.ndarray:
+    (sw,), (candidates, _weighted) = _unpack(rest, 1) if rest and rest[-1] else ((None,), rest)
+    labels, _ = _labels_chunk(start, x, candidates)
+    return np.bincount(labels, weights=sw, minlength=len(candidates)).astype(np.float64)
+
+
+def nearest_weights(x: Any, sw: Any, candidates: np.ndarray) -> np.ndarray:
+    """The (weighted) number of rows nearest to each candidate (one pass)."""
+    aligned = [] if sw is None else [sw]
+    return fetch(row_reduce(_nearest_weights_chunk, x, shape=(len(candidates),), aligned=aligned,
+                            args=(np.ascontiguousarray(candidates, dtype=np.float64), sw is not None),
+                            combine=add_partials))
