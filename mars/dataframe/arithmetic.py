@@ -304,7 +304,29 @@ def _array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs
     lazy = [x for x in inputs if isinstance(x, (DataFrame, Series, Index))]
     if any(type(x) is not type(lazy[0]) for x in lazy):
         return NotImplemented
+    first = inputs[0] is lazy[0]
+    if len(inputs) == 2 and len(lazy) == 1 and _matched_by_position(lazy[0], inputs[1] if first else inputs[0]):
+        # an array beside a lazy object: pandas matches it row by row (``ndarray | series``), as ``binary`` does
+        name = _UFUNC_OPERATORS.get(ufunc)
+        if name is None or kwargs:
+            return NotImplemented
+        name = f"__{name}__"
+        return binary(lazy[0], name if first else reflected(name), inputs[1] if first else inputs[0], flex=False)
     return map_partitions(_call_ufunc, ufunc, kwargs, *inputs)
+
+
+_UFUNC_OPERATORS = {
+    np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "truediv", np.floor_divide: "floordiv",
+    np.remainder: "mod", np.power: "pow", np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor",
+    np.equal: "eq", np.not_equal: "ne", np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge",
+}
+
+
+def _matched_by_position(lazy: Any, other: Any) -> bool:
+    """Whether ``other`` (not lazy) lines up with ``lazy``'s rows: an array beside a Series, a 2-d one beside a frame."""
+    if not isinstance(other, (np.ndarray, list, pd.api.extensions.ExtensionArray)):
+        return False
+    return np.ndim(other) == 2 if isinstance(lazy, DataFrame) else np.ndim(other) >= 1
 
 
 def _call_ufunc(ufunc: np.ufunc, kwargs: dict, *inputs: Any) -> Any:

@@ -258,9 +258,13 @@ def _drop(self: Any, labels: Any = None, *, axis: Any = 0, index: Any = None, co
     if index is None and columns is None:
         raise ValueError("Need to specify at least one of 'labels', 'index' or 'columns'")
     result = self
+    if is_pandas_like(columns):
+        columns = wrap(as_data(columns)).fetch()  # the columns must be known before running: the labels are computed
     if columns is not None:
         self.meta.drop(columns=columns, level=level, errors=errors)  # pandas' KeyError, now
         result = _local(result, "drop", columns=columns, level=level, errors=errors)
+    if is_pandas_like(index):
+        return _inplace(self, wrap(as_data(_drop_lazy_labels(self, result, index, level, errors))), inplace)
     if index is not None:
         kw = dict(index=index, level=level, errors="ignore")
         wanted = list(index) if is_list_like(index) and not isinstance(index, tuple) else [index]
@@ -269,6 +273,42 @@ def _drop(self: Any, labels: Any = None, *, axis: Any = 0, index: Any = None, co
         else:
             result = _partitionwise(result, "drop", **kw)
     return _inplace(self, wrap(as_data(result)), inplace)
+
+
+def _found_labels(part: Any, labels: Any, level: Any) -> pd.DataFrame:
+    index = part.index if level is None else part.index.get_level_values(level)
+    values = pd.Index(labels)
+    return pd.DataFrame({"label": values.astype(object), "found": values.isin(index)})
+
+
+def _first_frame(part: pd.DataFrame) -> pd.DataFrame:
+    return part
+
+
+def _or_found(parts: list) -> pd.DataFrame:
+    return parts[0].assign(found=np.logical_or.reduce([p["found"].to_numpy() for p in parts]))
+
+
+def _all_found_frames(parts: list) -> bool:
+    found = _or_found(parts)
+    if not found["found"].all():
+        raise KeyError(f"{found['label'][~found['found']].tolist()} not found in axis")
+    return True
+
+
+def _drop_lazy_labels(self: Any, result: Any, labels: Any, level: Any, errors: str) -> Any:
+    """``drop(index=lazy)``: every partition drops the labels (the lazy object's values) it holds.
+
+    With ``errors="raise"``, each partition reports which labels it holds and a small reduction raises
+    pandas' KeyError for labels found nowhere, before any partition drops rows.
+    """
+    kw = {"index": Whole(labels), "level": level, "errors": "ignore"}
+    if errors != "raise":
+        return map_partitions(_call, result, "drop", (), kw, same_rows=False)
+    found = map_partitions(_found_labels, self, Whole(labels), level, same_rows=False,
+                           meta=pd.DataFrame({"label": pd.Series([], dtype=object), "found": pd.Series([], dtype=bool)}))
+    check = tree_reduce(found, _first_frame, _or_found, _all_found_frames, np.dtype(bool))
+    return map_partitions(_checked, result, "drop", kw, check, same_rows=False)
 
 
 def _set_index(self: DataFrame, keys: Any, *, drop: bool = True, append: bool = False, inplace: bool = False,

@@ -163,6 +163,11 @@ class _Base(Tileable):
     """What DataFrame, Series and Index share."""
 
     __slots__ = ()
+    # binary operations with pandas objects, numpy arrays and mars tensors are left to these objects
+    # (``pdf + md_df``, ``tensor | md_series``), which align them as pandas would
+    __pandas_priority__ = 5000
+    __array_priority__ = 1000
+    __mars_defer_binary__ = True
 
     @property
     def meta(self) -> Any:
@@ -283,8 +288,8 @@ class DataFrame(_Base):
         return self._data.meta.columns
 
     def __getattr__(self, name: str) -> Any:
-        # df.a for column "a", as in pandas (only reached when no attribute has that name)
-        if not name.startswith("_"):
+        # df.a for column "a", as in pandas, "_x" included (only reached when no attribute has that name)
+        if not name.startswith("__") and name != "_data":
             try:
                 columns = self._data.meta.columns
             except AttributeError:

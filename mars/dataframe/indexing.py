@@ -220,6 +220,8 @@ def iloc_rows(obj: Any, key: Any) -> Any:
     """``obj.iloc[key]`` on rows."""
     if callable(key) and not isinstance(key, Tileable):
         key = key(obj)
+    if isinstance(key, Series) and as_data(key).meta.dtype == bool:
+        return mask_rows(obj, key, iloc_bool_error)  # pandas 3 aligns a boolean Series on the index, as loc does
     if isinstance(key, (Series, DataFrame, Index)):
         raise ValueError("iLocation based boolean indexing cannot use an indexable as a mask")
     if is_tensor(key):
@@ -246,8 +248,11 @@ def loc_columns(df: Any, key: Any) -> Any:
     meta = data.meta.loc[:, key]  # pandas' KeyError, now
     if isinstance(meta, pd.Series):
         return select_columns(df, key)
-    return select_columns(df, list(meta.columns)) if not data.meta.columns.has_duplicates else \
-        iloc_columns(df, np.flatnonzero(data.meta.columns.isin(meta.columns)))
+    if not data.meta.columns.has_duplicates:
+        return select_columns(df, list(meta.columns))
+    # with duplicate labels, the positions pandas picks, in its order: the key applied to a row of positions
+    positions = pd.DataFrame([np.arange(data.meta.shape[1])], columns=data.meta.columns).loc[:, key]
+    return iloc_columns(df, positions.iloc[0].tolist())
 
 
 def loc_rows(obj: Any, key: Any) -> Any:
