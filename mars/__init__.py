@@ -22,6 +22,7 @@ _LAZY = {
     "execute": ("mars.session", "execute"),
     "fetch": ("mars.session", "fetch"),
     "Session": ("mars.session", "Session"),
+    "performance_report": ("mars.report", "performance_report"),
 }
 
 __all__ = ["__version__", *_LAZY]

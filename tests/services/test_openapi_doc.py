@@ -6,14 +6,14 @@ import re
 
 from .openapi_check import load_spec, resolve
 
-from mars.services.web import dashboard, routes
+from mars.services.web import dashboard, observe, routes
 
 _METHODS = {"get", "post", "put", "delete", "patch"}
 
 
 def _server_routes() -> set[tuple[str, str]]:
     out = set()
-    for table in (routes.routes, dashboard.routes):
+    for table in (routes.routes, dashboard.routes, observe.routes):
         for route in table:
             paths = [route.path]
             m = re.search(r"\{(\w+):([\w|]+)\}", route.path)

@@ -200,6 +200,9 @@ def _add_common_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--token", dest="security.token", metavar="TOKEN",
                        help="the cluster's token; other users of this host can read a command line: prefer "
                        "--token-file or MARS_TOKEN [security.token]")
+    group.add_argument("--metrics-token", dest="security.metrics_token", metavar="TOKEN",
+                       help="a read-only token that opens GET /metrics on the web port and nothing else, for "
+                       "a Prometheus scraper [security.metrics_token]")
     group.add_argument("--insecure", dest="security.insecure", action="store_const", const=True,
                        help="run without a token: any process, user or web page that reaches a port can "
                        "run code as this user [security.insecure]")

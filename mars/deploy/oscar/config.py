@@ -361,6 +361,7 @@ def _build_checks() -> dict[str, Callable[[Any], Any]]:
         "worker.phy_mem": check_mem,
         "worker.spill_dirs": check_dirs,
         "security.token": check_optional_str,
+        "security.metrics_token": check_optional_str,
         "security.token_file": check_optional_file,
         "security.insecure": check_bool,
         "security.tls_cert": check_optional_file,

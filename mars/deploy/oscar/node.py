@@ -88,6 +88,7 @@ def _web_options(config: dict, tls: mo.TLSConfig | None, advertise: str | None) 
                 allow_hosts=list(web.get("allow_hosts") or []), advertise=advertise,
                 header_timeout=float(web.get("header_timeout", 30.0)),
                 keepalive_timeout=float(web.get("keepalive_timeout", 75.0)),
+                metrics_token=(config.get("security") or {}).get("metrics_token") or None,
                 ssl_context=tls.server_context() if tls is not None and tls.serves else None)
 
 

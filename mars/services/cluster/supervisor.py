@@ -19,6 +19,7 @@ import psutil
 from ... import oscar as mo
 from .core import Membership, WorkerInfo, WorkerStats, WorkerStatus
 from .resources import ProcessTreeMonitor
+from .timeseries import SeriesStore
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class ClusterManagerActor(mo.Actor):
         self._checker: asyncio.Task | None = None
         self._monitor: ProcessTreeMonitor | None = None
         self._started = time.time()
+        self._series = SeriesStore()
 
     async def __post_create__(self) -> None:
         self._checker = asyncio.get_running_loop().create_task(self._check_loop())
@@ -88,7 +90,15 @@ class ClusterManagerActor(mo.Actor):
 
     def heartbeat(self, address: str, stats: WorkerStats) -> bool:
         """Record a heartbeat; False tells the worker that it is not known and must register again."""
-        return self._membership.heartbeat(address, stats, time.time())
+        now = time.time()
+        accepted = self._membership.heartbeat(address, stats, now)
+        if accepted:
+            self._series.record(address, stats, now)
+        return accepted
+
+    def get_series(self, address: str | None = None, since: float = 0.0) -> dict:
+        """The last hour of a worker's load at 1 s, or the cluster's with ``address=None`` (see timeseries.py)."""
+        return self._series.series(address, since)
 
     # -- calls from other services -----------------------------------------
     def mark_lost(self, address: str) -> bool:

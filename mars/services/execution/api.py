@@ -100,6 +100,8 @@ class SlotOutcome:
     duration: float = 0.0
     #: descriptors of inputs fetched from other workers, stored here for later subtasks
     copies: list[Any] = field(default_factory=list)
+    #: unix time the slot began the subtask (the task stream's bar starts there); 0.0: unknown
+    started: float = 0.0
 
 
 class SlotDied(ServiceError):

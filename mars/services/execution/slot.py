@@ -129,6 +129,7 @@ class InputLost:
 def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[str, Any]) -> SlotOutcome:
     st = spec.subtask
     started = time.perf_counter()
+    began = time.time()
     lost = next((remote[k] for k in spec.remote_inputs if isinstance(remote.get(k), InputLost)), None)
     if lost is not None:
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(lost.error))
@@ -154,7 +155,7 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
     except BaseException as e:  # noqa: BLE001 - sys.exit or KeyboardInterrupt in user code: not the slot's end
         return SlotOutcome(spec.index, spec.task_id, error=_exit_error(e, st.op), traceback=traceback.format_exc(),
                            duration=time.perf_counter() - started)
-    return SlotOutcome(spec.index, spec.task_id, descs, shapes, duration=time.perf_counter() - started)
+    return SlotOutcome(spec.index, spec.task_id, descs, shapes, duration=time.perf_counter() - started, started=began)
 
 
 def _put(key: str, value: Any, prefix: str) -> Any:

@@ -35,6 +35,7 @@ import itertools
 import logging
 import os
 import signal
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,7 @@ from ..storage.shm import unlink_object, unlink_prefix
 from .api import OutputMeta, SlotDied, SlotOutcome, SubtaskReport, SubtaskSpec, op_name
 from .guard import MemoryGuard
 from .memory import SOFT, MemoryBudget, Need, estimate
+from .stream import StreamRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -148,6 +150,11 @@ class ExecutionActor(mo.Actor):
                                                               worker_address or "")
         self._cache.add_listener(self._pump_soon)
         self._pump_scheduled = False
+        #: what the slots ran, for the task stream (see stream.py)
+        self._stream = StreamRecorder()
+        self._slot_numbers = {(s.address, s.uid): i for i, s in enumerate(self._slots)}
+        self._op_names: dict[type, str] = {}
+        self._cache.add_spill_listener(self._stream.spill)
 
     async def __post_create__(self) -> None:
         if self._guard is not None:
@@ -250,7 +257,13 @@ class ExecutionActor(mo.Actor):
                    "n_free_slots": sum(len(lane.free) for lane in lanes), "n_gpu_slots": len(self._lanes[True].slots)}
         if self._guard is not None:
             figures.update(self._guard.stats())
+        figures.update(self._stream.stats())
         return figures
+
+    def stream_events(self, session_id: str | None = None, task_id: str | None = None, since: float = 0.0,
+                      after_seq: int = -1, limit: int = 50_000) -> list:
+        """The task stream's events this worker kept (see :meth:`.stream.StreamRecorder.events`)."""
+        return self._stream.events(session_id, task_id, since, after_seq, limit)
 
     # ------------------------------------------------------------------ running
     def _pump_soon(self) -> None:
@@ -347,6 +360,7 @@ class ExecutionActor(mo.Actor):
         slot, batch = hand.slot, hand.batch
         specs = [spec for spec, _ in batch]
         crashed = False
+        sent_at = time.time()
         try:
             outcomes: list[SlotOutcome] = await slot.run(specs)
             # the worker killed it just as it finished: its outcomes stand, the slot restarts
@@ -372,6 +386,7 @@ class ExecutionActor(mo.Actor):
         cost = sum(o.duration for o in outcomes) / max(len(outcomes), 1)
         self._avg_cost = cost if self._avg_cost == float("inf") else 0.8 * self._avg_cost + 0.2 * cost
         by_id = {(o.task_id, o.index): o for o in outcomes}
+        self._record(hand, sent_at, by_id)
         for spec, reply_to in batch:
             outcome = by_id.get((spec.task_id, spec.index))
             if outcome is not None:  # none: skipped after an earlier failure in its chain
@@ -383,6 +398,46 @@ class ExecutionActor(mo.Actor):
         else:
             self._lane_of(slot).free.append(slot)
         self._pump()
+
+    def _record(self, hand: InHand, sent_at: float, by_id: dict[tuple, SlotOutcome]) -> None:
+        """Tell the task stream what the batch of ``hand`` ran, and the fetch it waited for first.
+
+        Runs once per subtask on the worker's loop: kept to a few attribute reads and one tuple.
+        """
+        slot = self._slot_numbers.get((hand.slot.address, hand.slot.uid), -1)
+        ended = time.time()
+        first = min((o.started for o in by_id.values() if o.started), default=ended)
+        record, names = self._stream.subtask, self._op_names
+        for spec, _ in hand.batch:
+            o = by_id.get((spec.task_id, spec.index))
+            if spec.remote_inputs:
+                self._record_fetch(spec, slot, sent_at, first, o)
+            if o is None:
+                continue
+            op = spec.subtask.op
+            name = names.get(type(op)) or op_name(op)
+            if not getattr(op, "steps", None):  # a fused group's name depends on its steps: not cached
+                names[type(op)] = name
+            descs = o.descs
+            if len(descs) == 1:
+                keys, nbytes = (descs[0].key,), descs[0].nbytes
+            else:
+                keys, nbytes = tuple(d.key for d in descs) or tuple(spec.subtask.output_keys), sum(d.nbytes for d in descs)
+            start = o.started or max(sent_at, ended - o.duration)  # a failed subtask's start is not sent
+            record(spec.session_id, spec.task_id, slot, start, start + o.duration, name, spec.index, keys, nbytes,
+                   o.error is not None)
+
+    def _record_fetch(self, spec: SubtaskSpec, slot: int, start: float, end: float,
+                      outcome: SlotOutcome | None) -> None:
+        """The inputs of ``spec`` read from other workers, one event per worker they came from."""
+        copied = {d.key: d.nbytes for d in outcome.copies} if outcome is not None else {}
+        by_peer: dict[str, list[str]] = {}
+        for key, where in spec.remote_inputs.items():
+            by_peer.setdefault(where.worker, []).append(key)
+        for peer, keys in by_peer.items():
+            nbytes = sum(copied.get(k) or spec.remote_inputs[k].nbytes for k in keys)
+            self._stream.transfer(spec.session_id, spec.task_id, slot, start, max(start, end), peer, tuple(keys),
+                                  nbytes)
 
     def _stopped(self, slot: mo.ActorRef) -> BaseException | None:
         """The error for the batch of ``slot`` when the worker killed its process (memory, cancel), else None."""

@@ -73,6 +73,7 @@ class ChunkCache:
         self._copies: set[asyncio.Future] = set()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._listeners: list[Callable[[], Any]] = []
+        self._spill_listeners: list[Callable[[str, str, float, float, int], Any]] = []
         self._broken_until = 0.0
         self._retry: asyncio.TimerHandle | None = None
         self.spilled_total = 0  # bytes ever spilled
@@ -151,6 +152,10 @@ class ChunkCache:
         """Call ``callback()`` whenever memory was freed (a spill ended, chunks were deleted)."""
         self._listeners.append(callback)
 
+    def add_spill_listener(self, callback: Callable[[str, str, float, float, int], Any]) -> None:
+        """Call ``callback(session_id, key, start, end, nbytes)`` (unix times) for each chunk spilled to disk."""
+        self._spill_listeners.append(callback)
+
     def _notify(self) -> None:
         for callback in self._listeners:
             try:
@@ -178,9 +183,10 @@ class ChunkCache:
             self.store.begin_spill(session_id, desc, now)
             fut = loop.run_in_executor(self._pool, self.dirs.write, desc)
             self._copies.add(fut)
-            fut.add_done_callback(functools.partial(self._copied, session_id=session_id, desc=desc))
+            fut.add_done_callback(functools.partial(self._copied, session_id=session_id, desc=desc,
+                                                    started=time.time()))
 
-    def _copied(self, fut: asyncio.Future, *, session_id: str, desc: StoredObject) -> None:
+    def _copied(self, fut: asyncio.Future, *, session_id: str, desc: StoredObject, started: float = 0.0) -> None:
         self._copies.discard(fut)
         new = None
         if not fut.cancelled():
@@ -197,6 +203,8 @@ class ChunkCache:
             unlink_object(desc)
             self.spilled_total += desc.nbytes
             self.n_spilled += 1
+            for callback in self._spill_listeners:
+                callback(session_id, desc.key, started, time.time(), desc.nbytes)
             self._notify()
         elif new is not None:
             unlink_object(new)  # deleted, pinned or read meanwhile: the copy is not needed

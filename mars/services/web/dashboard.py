@@ -43,8 +43,8 @@ def is_page(request: web.Request) -> bool:
     return request.method in ("GET", "HEAD") and request.path in PAGE_PATHS
 
 
-def _file(name: str) -> web.StreamResponse:
-    path = STATIC_DIR / name
+def _file(name: str, folder: pathlib.Path = STATIC_DIR) -> web.StreamResponse:
+    path = folder / name
     if not (_NAME.fullmatch(name) and path.suffix in _TYPES and path.is_file()):
         raise web.HTTPNotFound()
     resp = web.FileResponse(path, headers=_CACHE)
@@ -61,6 +61,12 @@ async def index(request: web.Request) -> web.StreamResponse:
 @routes.get("/static/{name}")
 async def static_file(request: web.Request) -> web.StreamResponse:
     return _file(request.match_info["name"])
+
+
+@routes.get("/static/vendor/{name}")
+async def vendor_file(request: web.Request) -> web.StreamResponse:
+    # third-party files shipped in the package (uPlot: see static/vendor/README.md)
+    return _file(request.match_info["name"], STATIC_DIR / "vendor")
 
 
 @routes.get("/favicon.ico")

@@ -21,7 +21,7 @@ from aiohttp import web
 
 from ...oscar.errors import ServerClosed
 from ..session.api import SessionAPI
-from . import dashboard, guard
+from . import dashboard, guard, observe
 from .routes import API_KEY, BODY_LIMIT_KEY, BODY_TYPES, SUPERVISORS_KEY, is_probe, routes
 from .site import DeadlineSite
 from .wire import SupervisorUnavailable, Unauthorized, WebError, error_json, status_of
@@ -82,6 +82,7 @@ async def start_web_server(
     header_timeout: float = 30.0,
     keepalive_timeout: float = 75.0,
     ssl_context: ssl.SSLContext | None = None,
+    metrics_token: str | None = None,
 ) -> WebServer:
     """Serve the web API on ``host:port`` (0: any free port) for a cluster's ``supervisors``.
 
@@ -117,6 +118,9 @@ async def start_web_server(
         Seconds an idle kept-alive connection stays open.
     ssl_context
         Serve HTTPS with this server-side context.
+    metrics_token
+        A second, read-only token that opens ``GET /metrics`` and nothing else
+        (for a Prometheus scraper, which then needs no cluster token).
 
     Examples
     --------
@@ -129,19 +133,23 @@ async def start_web_server(
     True
     """
     _check_security(host, token, insecure)
+    if metrics_token is not None and (not isinstance(metrics_token, str) or not metrics_token):
+        raise ValueError(f"metrics_token must be a non-empty string, got {metrics_token!r}")
     _check_limits(max_body_size=max_body_size, header_timeout=header_timeout, keepalive_timeout=keepalive_timeout)
     if ssl_context is not None and not isinstance(ssl_context, ssl.SSLContext):
         raise TypeError(f"ssl_context must be an ssl.SSLContext, got {type(ssl_context).__name__}")
     policy = guard.make_policy(host, advertise, allow_hosts, allow_origins, BODY_TYPES)
     middlewares: list[Any] = [_errors, guard.middleware(policy)]
     if token is not None:
-        middlewares.append(_auth(token))
+        middlewares.append(_auth(token, metrics_token))
     app = web.Application(middlewares=middlewares, client_max_size=max_body_size)
     api = api_factory(list(supervisors))
     app[API_KEY] = api
     app[SUPERVISORS_KEY] = list(supervisors)
     app[BODY_LIMIT_KEY] = max_body_size
+    app[observe.VIEW_KEY] = observe.ObservabilityView(list(supervisors))
     app.add_routes(routes)
+    app.add_routes(observe.routes)
     app.add_routes(dashboard.routes)
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT,
                            keepalive_timeout=keepalive_timeout)
@@ -216,16 +224,23 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
         return web.json_response(body, status=status, headers=headers)
 
 
-def _auth(token: str) -> Any:
+def _auth(token: str, metrics_token: str | None = None) -> Any:
     expected = token.encode()
 
-    def matches(offered: str) -> bool:
+    def matches(offered: str, wanted: bytes = expected) -> bool:
         # surrogatepass: a query may decode to lone surrogates, which are simply a wrong token
-        return hmac.compare_digest(offered.encode("utf-8", "surrogatepass"), expected)
+        return hmac.compare_digest(offered.encode("utf-8", "surrogatepass"), wanted)
+
+    def scraper(request: web.Request) -> bool:
+        """A read of /metrics with the read-only metrics token (it opens nothing else)."""
+        if metrics_token is None or request.path != observe.METRICS_PATH or request.method not in _READS:
+            return False
+        offered = _offered(request)
+        return offered is not None and matches(offered, metrics_token.encode())
 
     @web.middleware
     async def check_token(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if is_probe(request):
+        if is_probe(request) or scraper(request):
             return await handler(request)
         if dashboard.is_public(request):
             resp = await handler(request)
@@ -254,6 +269,14 @@ class _Problem:
 _NO_TOKEN = "this cluster needs its token: send 'Authorization: Bearer <token>' or add ?token=<token> to the URL"
 
 
+def _offered(request: web.Request) -> str | None:
+    """The token a request offers in its header (which wins) or its query; None when neither has one."""
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        return header[len("Bearer ") :].strip()
+    return request.query.get("token")
+
+
 def _token_problem(request: web.Request, matches: Callable[[str], bool]) -> _Problem | None:
     """Why ``request`` is not authenticated, or None when it is.
 
@@ -261,10 +284,7 @@ def _token_problem(request: web.Request, matches: Callable[[str], bool]) -> _Pro
     for reading: a browser attaches it by itself, so it tells who the browser
     is, not that the dashboard (rather than some other page) sent the request.
     """
-    offered = request.query.get("token")
-    header = request.headers.get("Authorization", "")
-    if header.startswith("Bearer "):
-        offered = header[len("Bearer ") :].strip()
+    offered = _offered(request)
     if offered is not None:
         return None if matches(offered) else _Problem(f"the token sent is wrong; {_NO_TOKEN}", wrong=True)
     cookie = request.cookies.get(TOKEN_COOKIE)

@@ -10,6 +10,7 @@ import * as overview from "./overview.js";
 import * as sessions from "./sessions.js";
 import * as task from "./task.js";
 import * as node from "./node.js";
+import * as perf from "./perf.js";
 
 /** Routes: a pattern over the hash's path segments, the page name and its module's mount. */
 const ROUTES = [
@@ -17,6 +18,8 @@ const ROUTES = [
   { parts: ["sessions"], page: "sessions", mount: sessions.mountSessions },
   { parts: ["sessions", ":sid"], page: "session", mount: sessions.mountSession },
   { parts: ["sessions", ":sid", "tasks", ":tid"], page: "task", mount: task.mount },
+  { parts: ["sessions", ":sid", "tasks", ":tid", "stream"], page: "stream", mount: perf.mountTaskStream },
+  { parts: ["performance"], page: "performance", mount: perf.mountPerformance },
   { parts: ["workers", ":address"], page: "worker", mount: node.mountWorker },
   { parts: ["supervisors", ":address"], page: "supervisor", mount: node.mountSupervisor },
 ];
@@ -174,7 +177,8 @@ function notFound(view, hash) {
 }
 
 function highlightNav(page) {
-  const section = ["sessions", "session", "task"].includes(page) ? "#/sessions" : "#/";
+  const section = ["sessions", "session", "task", "stream"].includes(page) ? "#/sessions"
+    : page === "performance" ? "#/performance" : "#/";
   for (const a of document.querySelectorAll("nav.main-nav a")) {
     if (a.getAttribute("href") === section) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");

@@ -5,6 +5,7 @@ import { append, badge, el, link } from "./dom.js";
 import * as fmt from "./format.js";
 import { LogView, renderStacks } from "./logs.js";
 import { cpuMeter, memoryMeter, storageText } from "./overview.js";
+import { workerCharts } from "./perf.js";
 
 const POLL_MS = 2000;
 const LOG_LIMIT = 500;
@@ -143,7 +144,7 @@ class NodePage {
     this.stacks = stacksSection();
     this.stacks.button.addEventListener("click", () => ctx.run("stacks", (signal) => this.loadStacks(signal)));
     view.append(...header(kind, address), el("section", { id: "node-info", class: "card" }, this.info),
-      this.logs.section, this.stacks.section);
+      ...(kind === "workers" ? [workerCharts(address, ctx)] : []), this.logs.section, this.stacks.section);
   }
 
   /** Why the node's logs and stacks cannot be asked for, or null when they can. */
