@@ -15,7 +15,8 @@ pandas' answer for data without missing values until then.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Generator
 from functools import partial
 from typing import Any
 
@@ -23,12 +24,23 @@ import numpy as np
 import pandas as pd
 
 from ..core.entity import Tileable
+from ..core.operator import Fetch, Tiled
+from ..core.tiling import as_data, recursive_tile
 from .apply import unify_meta
-from .core import Index, Series, wrap
+from .core import (
+    Index,
+    PandasOperator,
+    Series,
+    chunk_index_of,
+    chunk_shape_of,
+    nsplits_of,
+    wrap,
+)
 from .datasource import from_pandas
 from .map import map_partitions
 from .meta import fake, infer
 from .reduction import tree_reduce
+from .reshape import MapOne
 
 __all__: list[str] = []
 
@@ -177,6 +189,69 @@ class StringMethods:
         return map_partitions(_cat_with, self._obj, items, many, sep, na_rep, join, how="left")
 
 
+    def get_dummies(self, sep: str = "|", dtype: Any = None) -> Any:
+        """One indicator column per token of the strings split at ``sep``, as ``pandas.Series.str.get_dummies``.
+
+        The tokens are found first (a tree of each partition's set), then each
+        partition is encoded on its own: the columns are known once it ran.
+
+        >>> import mars.dataframe as md
+        >>> md.Series(["a|b", None, "c"], chunk_size=2).str.get_dummies().execute().fetch().columns.tolist()
+        ['a', 'b', 'c']
+        """
+        meta = self._obj.meta
+        if isinstance(meta, pd.Index):
+            raise NotImplementedError("Index.str.get_dummies (a MultiIndex) is not supported; use a Series")
+        empty = meta.str.get_dummies(sep, dtype=dtype)  # pandas' argument errors, raised now
+        op = StrDummies(sep=sep, dtype=dtype)
+        return op.new_pandas([as_data(self._obj)], empty, (self._obj.shape[0], np.nan),
+                             partitioning=self._obj.partitioning)
+
+
+def _tokens(part: pd.Series, sep: str) -> frozenset:
+    # missing values have no tokens (and pandas' pyarrow strings fail on nothing but missing values)
+    return frozenset(part.str.get_dummies(sep).columns) if part.notna().any() else frozenset()
+
+
+def _union(parts: list) -> frozenset:
+    return frozenset().union(*parts)
+
+
+def _dummies_meta(meta: pd.Series, tokens: frozenset, sep: str, dtype: Any) -> pd.DataFrame:
+    """pandas' empty result for strings holding every token: its column order, names and dtypes."""
+    sample = pd.Series([sep.join(sorted(tokens))] if tokens else [], dtype=meta.dtype, name=meta.name)
+    return sample.str.get_dummies(sep, dtype=dtype).iloc[:0]
+
+
+def _dummies_of(part: pd.Series, sep: str, dtype: Any, meta: pd.DataFrame) -> pd.DataFrame:
+    # this partition's tokens, laid out as the whole's: the tokens it lacks are all zero
+    if not part.notna().any():
+        return pd.DataFrame(0, index=part.index, columns=meta.columns).astype(meta.dtypes.to_dict())
+    result = part.str.get_dummies(sep, dtype=dtype).reindex(columns=meta.columns, fill_value=0)
+    return result.astype(meta.dtypes.to_dict()) if len(meta.columns) else result.set_axis(meta.columns, axis=1)
+
+
+class StrDummies(PandasOperator):
+    """``str.get_dummies``: the tokens are a reduction fetched at tiling, then one encoding per partition."""
+
+    params = ("sep", "dtype")
+
+    @classmethod
+    def tile(cls, op: StrDummies) -> Generator[Any, Any, Tiled]:
+        data, out = op.inputs[0], op.outputs[0]
+        tokens = tree_reduce(data, partial(_tokens, sep=op.sep), _union, _union, np.dtype(object))
+        yield from recursive_tile(tokens)
+        (found,) = yield Fetch(as_data(tokens).chunks)
+        meta = _dummies_meta(data.meta, found, op.sep, op.dtype)
+        rows = [c.shape[0] for c in data.chunks]
+        chunks = [MapOne(func=_dummies_of, args=(op.sep, op.dtype, meta)).new_chunk(
+            [c], index=chunk_index_of(meta, i), shape=chunk_shape_of(meta, rows[i]), meta=meta)
+            for i, c in enumerate(data.chunks)]
+        if out is not None:
+            out.meta, out.shape = meta, chunk_shape_of(meta, data.shape[0])
+        return Tiled(chunks, nsplits_of(meta, rows))
+
+
 def _lazy_other(other: Any) -> Any:
     if isinstance(other, Tileable):
         return other
@@ -222,7 +297,7 @@ _DT_PROPERTIES = (
     "weekday", "dayofyear", "day_of_year", "quarter", "is_month_start", "is_month_end", "is_quarter_start",
     "is_quarter_end", "is_year_start", "is_year_end", "is_leap_year", "daysinmonth", "days_in_month", "date",
     "time", "timetz", "days", "seconds", "microseconds", "nanoseconds", "components", "start_time", "end_time",
-    "qyear",
+    "qyear", "week", "weekofyear",
 )
 _DT_METHODS = (
     "normalize", "strftime", "floor", "ceil", "round", "tz_localize", "tz_convert", "to_period", "total_seconds",
@@ -256,7 +331,56 @@ class DatetimeMethods:
         raise AttributeError(f"'{type(self._accessor).__name__}' object has no attribute {name!r}")
 
     def __dir__(self) -> list:
-        return sorted(n for n in (*_DT_PROPERTIES, *_DT_METHODS, *_DT_SCALARS) if hasattr(self._accessor, n))
+        names = (*_DT_PROPERTIES, *_DT_METHODS, *_DT_SCALARS, "freq", "to_pydatetime", "to_pytimedelta")
+        return sorted(n for n in names if hasattr(self._accessor, n))
+
+    @property
+    def to_pydatetime(self) -> Callable[[], Any]:
+        """``dt.to_pydatetime()``: an object Series of ``datetime.datetime``, as pandas 3."""
+        self._accessor.to_pydatetime  # noqa: B018 - AttributeError for other kinds of values
+        return _DtMethod(self._obj, "to_pydatetime")
+
+    @property
+    def to_pytimedelta(self) -> Callable[[], Any]:
+        """``dt.to_pytimedelta()``: a lazy object tensor of ``datetime.timedelta`` (pandas gives an array)."""
+        self._accessor.to_pytimedelta  # noqa: B018 - AttributeError for other kinds of values
+        return partial(_to_pytimedelta, self._obj, self._accessor)
+
+    @property
+    def freq(self) -> Any:
+        """A period's frequency is its dtype's; datetimes' and timedeltas' is inferred from all the values.
+
+        Inferred, it is a lazy 0-d object tensor; pandas' inference needs the values in order, so they meet in
+        one task. pandas' Pandas4Warning about the future offset result (given only when a frequency is found)
+        is not repeated; ``future.infer_freq_returns_offset`` is honoured.
+        """
+        if isinstance(self._obj.meta.dtype, pd.PeriodDtype):
+            return self._accessor.freq
+        offset = pd.get_option("future.infer_freq_returns_offset")
+        # which values repeat how, month ends, business days...: pandas' inference needs the values in order
+        return tree_reduce(self._obj, _as_values, None, partial(_inferred_freq, offset=offset), np.dtype(object))
+
+
+def _as_values(part: pd.Series) -> pd.Series:
+    return part.reset_index(drop=True)
+
+
+def _inferred_freq(parts: list, offset: Any) -> Any:
+    values = pd.concat(parts, ignore_index=True)
+    with warnings.catch_warnings(), pd.option_context("future.infer_freq_returns_offset", offset):
+        warnings.simplefilter("ignore")
+        return values.dt.freq
+
+
+def _pytimedeltas(part: pd.Series) -> pd.Series:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas' deprecation warning came when the expression was built
+        return pd.Series(part.dt.to_pytimedelta(), index=part.index, dtype=object)
+
+
+def _to_pytimedelta(obj: Any, accessor: Any) -> Any:
+    accessor.to_pytimedelta()  # pandas' deprecation warning, when the expression is built
+    return map_partitions(_pytimedeltas, obj, meta=pd.Series([], dtype=object, name=obj.meta.name)).to_tensor()
 
 
 class _DtMethod:
