@@ -53,6 +53,11 @@ from .base.search import *  # noqa: F401,F403,E402
 from .reduction.histogram import *  # noqa: F401,F403,E402
 from .base.manip import *  # noqa: F401,F403,E402
 from .base.numeric import *  # noqa: F401,F403,E402
+from .base.more import *  # noqa: F401,F403,E402
+from .base.bits import *  # noqa: F401,F403,E402
+from .base.dates import *  # noqa: F401,F403,E402
+from .base.poly import *  # noqa: F401,F403,E402
+from .base.windows import *  # noqa: F401,F403,E402
 from .indexing.functions import *  # noqa: F401,F403,E402
 from .indexing.ix import *  # noqa: F401,F403,E402
 from .datasource.grids import *  # noqa: F401,F403,E402

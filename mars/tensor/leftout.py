@@ -2,7 +2,8 @@
 
 Two tables: :data:`LEFT_OUT` holds names left out on purpose (what they do
 does not fit a lazy, chunked engine, or numpy's own object serves), and
-:data:`NOT_YET` names that fit and are still to be written. Accessing one on
+:data:`NOT_YET` names that fit and are still to be written (empty while none
+is). Accessing one on
 ``mars.tensor`` (or ``mt.random``) raises ``NotImplementedError`` with the
 advice; any other unknown name is an ``AttributeError`` as usual. The list in
 ``docs/tensor.md`` is rendered from these tables (``python -m
@@ -34,8 +35,6 @@ _PER_ELEMENT = ("a Python function per element does not distribute: apply a nump
 _ITERATE = "iterating element by element runs on the client: iterate over t.fetch() (or t.flat)"
 _POLY_COEF = "works on polynomial coefficients, small arrays: use numpy.{name} on them"
 _NUMPY_INFRA = "numpy's own infrastructure, not an array function: use numpy.{name}"
-_BUSDAY = "elementwise over dates: t.map_chunk(np.{name}, ...) runs it on each chunk"
-_WINDOW = "a small window array: mt.tensor(np.{name}(M))"
 _DTYPE_ALIAS = "a platform-specific alias: use mt.longdouble or mt.clongdouble"
 
 #: name (``"random.x"`` for ``numpy.random.x``) → what to use instead, for names left out on purpose
@@ -57,6 +56,9 @@ LEFT_OUT: dict[str, str] = {
                   "elementwise arithmetic",
     **{n: _NUMPY_INFRA.format(name=n) for n in ("ctypeslib", "f2py", "lib", "testing", "typing", "get_include",
                                                 "show_config", "show_runtime", "info")},
+    "real_if_close": "its result's dtype depends on the values, which a lazy tensor's dtype cannot: decide on "
+                     "the client, as mt.real(t) if bool(mt.all(mt.abs(mt.imag(t)) < tol * np.finfo(t.dtype).eps)) "
+                     "else t",
     "exceptions": "mars raises numpy's exceptions: catch them from numpy.exceptions",
     "char": "mars tensors hold numbers: use mars.dataframe's Series.str for text",
     "strings": "mars tensors hold numbers: use mars.dataframe's Series.str for text",
@@ -86,31 +88,7 @@ LEFT_OUT: dict[str, str] = {
 }
 
 #: names that fit a chunked engine and are still to be written → what to do meanwhile
-NOT_YET: dict[str, str] = {
-    "copy": "t.copy()",
-    "ascontiguousarray": "mt.asarray(a) (tensors are C-ordered unless made from F-ordered data)",
-    "asfortranarray": "mt.asarray(a); elementwise results keep an F-ordered input's order",
-    "asarray_chkfinite": "mt.asarray(a) and check mt.isfinite(t).all()",
-    "require": "mt.asarray(a, dtype=...)",
-    "isfortran": "t.flags['F_CONTIGUOUS'] and not t.flags['C_CONTIGUOUS']",
-    "iterable": "t.ndim > 0 for a tensor",
-    "fromfunction": "function(*mt.indices(shape, dtype=float))",
-    "array_equiv": "mt.all(a == b) (after mt.broadcast_arrays)",
-    "real_if_close": "mt.real(t) where mt.abs(mt.imag(t)).max() is small",
-    "sort_complex": "mt.sort(t).astype(complex)",
-    "unwrap": "t.map_chunk(np.unwrap) with the axis in one chunk (t.rechunk)",
-    "bitwise_count": "t.map_chunk(np.bitwise_count)",
-    "packbits": "t.map_chunk(np.packbits, ...) on chunks whose length along the axis is a multiple of 8",
-    "unpackbits": "t.map_chunk(np.unpackbits, ...)",
-    "matvec": "mt.matmul(A, v[..., None])[..., 0]",
-    "vecmat": "mt.matmul(mt.conj(v)[..., None, :], A)[..., 0, :]",
-    "polyval": "Horner's rule with tensors: y = 0; for c in p: y = y * x + c",
-    "polyfit": "mt.linalg.lstsq(mt.vander(x, deg + 1), y) (tall-and-skinny: runs by TSQR)",
-    "datetime_as_string": "t.map_chunk(np.datetime_as_string, dtype=...)",
-    **{n: _BUSDAY.format(name=n) for n in ("is_busday", "busday_offset", "busday_count")},
-    "busdaycalendar": "numpy.busdaycalendar, passed to np.is_busday in t.map_chunk(...)",
-    **{n: _WINDOW.format(name=n) for n in ("bartlett", "blackman", "hamming", "hanning", "kaiser")},
-}
+NOT_YET: dict[str, str] = {}
 
 
 def advice(qualified: str) -> str | None:
@@ -146,8 +124,9 @@ def render() -> str:
     """
     lines = ["Left out on purpose (accessing one raises `NotImplementedError` saying what to use instead):", ""]
     lines += _grouped(LEFT_OUT)
-    lines += ["", "Not written yet (they fit a chunked engine; the same error says what to use meanwhile):", ""]
-    lines += _grouped(NOT_YET)
+    if NOT_YET:
+        lines += ["", "Not written yet (they fit a chunked engine; the same error says what to use meanwhile):", ""]
+        lines += _grouped(NOT_YET)
     return "\n".join(lines) + "\n"
 
 
