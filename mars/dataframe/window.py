@@ -46,6 +46,7 @@ from .core import (
 )
 from .meta import fake, infer
 from .rows import RowsPiece, known_rows, rows_overlapping
+from .windows import ewm as _ewm  # noqa: F401 - installs ewm (and, with it, the other window families)
 
 __all__: list[str] = []
 
@@ -58,7 +59,7 @@ def _window_result(whole: Any, method: str, kwargs: dict, how: str, args: tuple,
 class WindowChunk(PandasOperator):
     """pandas' window ``how`` on rows ``[n_before, n_before + len(own))`` of ``before + own + after``."""
 
-    params = ("method", "kwargs", "how", "args", "agg_kwargs", "n_before", "has_before", "has_after")
+    params = ("method", "kwargs", "how", "args", "agg_kwargs", "n_before", "has_before", "has_after", "factor")
 
     def execute(self, *parts: Any) -> Any:
         own = parts[1] if self.has_before else parts[0]
@@ -66,7 +67,8 @@ class WindowChunk(PandasOperator):
             return _window_result(own, self.method, self.kwargs, self.how, self.args, self.agg_kwargs)
         whole = pd.concat([p for p in parts if len(p)])
         result = _window_result(whole, self.method, self.kwargs, self.how, self.args, self.agg_kwargs)
-        return result.iloc[self.n_before:self.n_before + len(own)]
+        k = self.factor or 1  # a pairwise corr/cov gives one row per column for each input row
+        return result.iloc[self.n_before * k:(self.n_before + len(own)) * k]
 
 
 class LabelBounds(PandasOperator):
@@ -97,12 +99,13 @@ def _whole_chunks(data: Any, chunk_ids: list) -> list:
 class WindowAgg(PandasOperator):
     """The tileable op of a rolling aggregation (or an expanding one, over all the rows before)."""
 
-    params = ("method", "kwargs", "how", "args", "agg_kwargs", "before", "after", "offset", "on")
+    params = ("method", "kwargs", "how", "args", "agg_kwargs", "before", "after", "offset", "on", "factor")
 
     @classmethod
     def tile(cls, op: WindowAgg) -> Generator[Any, Any, Tiled]:
         data, out = op.inputs[0], op.outputs[0]
         rows = yield from known_rows(data)
+        k = op.factor or 1
         if op.offset is not None:
             plans = yield from _label_plans(data, op)
         else:
@@ -113,10 +116,10 @@ class WindowAgg(PandasOperator):
                 ([_piece(data, after)] if after else [])
             chunk_op = WindowChunk(method=op.method, kwargs=op.kwargs, how=op.how, args=op.args,
                                    agg_kwargs=op.agg_kwargs, n_before=sum(b - a for _, a, b in before),
-                                   has_before=bool(before), has_after=bool(after))
+                                   has_before=bool(before), has_after=bool(after), factor=op.factor)
             chunks.append(chunk_op.new_chunk(inputs, index=chunk_index_of(out.meta, i),
-                                             shape=chunk_shape_of(out.meta, rows[i]), meta=out.meta))
-        return Tiled(chunks, nsplits_of(out.meta, rows))
+                                             shape=chunk_shape_of(out.meta, rows[i] * k), meta=out.meta))
+        return Tiled(chunks, nsplits_of(out.meta, [r * k for r in rows]))
 
 
 def _row_plans(rows: tuple, before: float, after: int) -> list[tuple[list, list]]:
@@ -165,15 +168,19 @@ def window_agg(obj: Any, method: str, kwargs: dict, how: str, args: tuple, agg_k
     """pandas' ``obj.<method>(**kwargs).<how>(*args, **agg_kwargs)`` on extended partitions."""
     data = as_data(obj)
     meta = infer(_window_result, data.meta, method, kwargs, how, args, agg_kwargs)
+    pairwise = isinstance(meta.index, pd.MultiIndex) and meta.index.nlevels > data.meta.index.nlevels
+    factor = len(meta.columns) if pairwise else None
     op = WindowAgg(method=method, kwargs=kwargs, how=how, args=args, agg_kwargs=agg_kwargs, before=before,
-                   after=after, offset=offset, on=on)
-    shape = chunk_shape_of(meta, data.shape[0])
-    return op.new_pandas([data], meta, shape, partitioning=data.partitioning)
+                   after=after, offset=offset, on=on, factor=factor)
+    shape = chunk_shape_of(meta, data.shape[0] * (factor or 1))
+    return op.new_pandas([data], meta, shape, partitioning=None if pairwise else data.partitioning)
 
 
 # ----------------------------------------------------------------- rolling
 _ROLLING_METHODS = ("sum", "mean", "min", "max", "std", "var", "count", "median", "sem", "skew", "kurt",
-                    "quantile", "rank", "apply", "agg", "aggregate")
+                    "quantile", "rank", "apply", "agg", "aggregate", "first", "last", "nunique")
+#: the methods pandas' weighted windows (``win_type=``) have
+_WEIGHTED_METHODS = ("sum", "mean", "var", "std")
 
 
 class Rolling:
@@ -196,6 +203,13 @@ class Rolling:
         self._offset = _offset_width(window)
 
     def _agg(self, how: str, *args: Any, **kwargs: Any) -> Any:
+        if self._kwargs["win_type"] is not None and how not in _WEIGHTED_METHODS + ("agg", "aggregate"):
+            raise AttributeError(f"'Window' object has no attribute '{how}'")
+        if how in ("corr", "cov"):
+            other = kwargs.get("other", args[0] if args else None)
+            if other is not None:
+                raise NotImplementedError(f"rolling().{how}(other) is not supported; put both in one frame "
+                                          f"and use rolling().{how}(pairwise=True), or map_partitions")
         if how not in ("apply", "agg", "aggregate"):
             # pandas' errors for data it cannot aggregate (strings), which empty input does not raise
             _window_result(fake(self._obj.meta), "rolling", self._kwargs, how, args, kwargs)
@@ -208,6 +222,28 @@ class Rolling:
 
     def __getitem__(self, key: Any) -> Rolling:
         return Rolling(self._obj[key], **self._kwargs)
+
+    def corr(self, other: Any = None, pairwise: bool | None = None, ddof: int = 1, numeric_only: bool = False) -> Any:
+        """Moving correlation of each pair of columns (``other=None``), as pandas' ``corr``."""
+        return self._agg("corr", other=other, pairwise=pairwise, ddof=ddof, numeric_only=numeric_only)
+
+    def cov(self, other: Any = None, pairwise: bool | None = None, ddof: int = 1, numeric_only: bool = False) -> Any:
+        """Moving covariance of each pair of columns (``other=None``), as pandas' ``cov``."""
+        return self._agg("cov", other=other, pairwise=pairwise, ddof=ddof, numeric_only=numeric_only)
+
+    def pipe(self, func: Callable, *args: Any, **kwargs: Any) -> Any:
+        """``func(self, *args, **kwargs)``."""
+        return func(self, *args, **kwargs)
+
+    @property
+    def ndim(self) -> int:
+        """The dimensions of the object the window runs over."""
+        return self._obj.meta.ndim
+
+    @property
+    def exclusions(self) -> frozenset:
+        """Columns left out of the results (none, as in pandas without ``on=``)."""
+        return frozenset([self._kwargs["on"]]) if self._kwargs.get("on") is not None else frozenset()
 
 
 def _offset_width(window: Any) -> pd.Timedelta | None:
@@ -417,12 +453,25 @@ class Expanding:
         self._obj, self._kwargs = obj, {"min_periods": min_periods, "method": method}
 
     def _agg(self, how: str, *args: Any, **kwargs: Any) -> Any:
+        if how in ("corr", "cov") and kwargs.get("other", args[0] if args else None) is not None:
+            raise NotImplementedError(f"expanding().{how}(other) is not supported; put both in one frame "
+                                      f"and use expanding().{how}(pairwise=True), or map_partitions")
         if how not in ("apply", "agg", "aggregate"):
             _window_result(fake(self._obj.meta), "expanding", self._kwargs, how, args, kwargs)
         allowed = {"numeric_only", "ddof"} if how in ("var", "std") else {"numeric_only"}
         if how in _STATS and not args and set(kwargs) <= allowed and self._kwargs["method"] == "single":
             return self._by_state(how, kwargs)
         return window_agg(self._obj, "expanding", self._kwargs, how, args, kwargs, np.inf, 0)
+
+    corr = Rolling.corr
+    cov = Rolling.cov
+    pipe = Rolling.pipe
+    ndim = Rolling.ndim
+
+    @property
+    def exclusions(self) -> frozenset:
+        """Columns left out of the results (none)."""
+        return frozenset()
 
     def _by_state(self, how: str, kwargs: dict) -> Any:
         data = as_data(self._obj)

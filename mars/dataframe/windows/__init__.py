@@ -1,0 +1,11 @@
+"""Window families beside ``rolling``/``expanding`` (:mod:`mars.dataframe.window`): ``ewm`` and ``resample``.
+
+Importing this package installs ``DataFrame.ewm`` / ``Series.ewm`` (:mod:`.ewm`,
+with the state arithmetic in :mod:`.ewm_state`).
+"""
+
+from __future__ import annotations
+
+from . import ewm as _ewm  # noqa: F401 - installs the methods
+
+__all__: list[str] = []
