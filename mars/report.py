@@ -4,9 +4,10 @@ The report is one HTML file that opens anywhere with no server and no
 network (see :mod:`mars.services.web.report`): the task stream of every
 task the session ran inside the block (per slot, with transfers and
 spills), the cluster's CPU, memory and network over that time, and each
-task's graph. It reads them from the cluster as the dashboard does, through
-the session's own connection: the web API for ``http://`` sessions, the
-actors for ``host:port`` ones.
+task's graph and profile (a flame graph of its chunk functions' stacks).
+It reads them from the cluster as the dashboard does, through the
+session's own connection: the web API for ``http://`` sessions, the actors
+for ``host:port`` ones.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ class _WebSource:
     def stream(self, sid: str, tid: str) -> dict:
         return self._get(f"/api/sessions/{sid}/tasks/{tid}/stream")  # type: ignore[no-any-return]
 
+    def profile(self, sid: str, tid: str) -> dict:
+        return self._get(f"/api/sessions/{sid}/tasks/{tid}/profile")  # type: ignore[no-any-return]
+
     def series(self, since: float) -> dict:
         return self._get(f"/api/cluster/series?since={since:.0f}")  # type: ignore[no-any-return]
 
@@ -63,6 +67,9 @@ class _ActorSource:
 
     def stream(self, sid: str, tid: str) -> dict:
         return self._run(self._view.stream(sid, tid))  # type: ignore[no-any-return]
+
+    def profile(self, sid: str, tid: str) -> dict:
+        return self._run(self._view.profile(sid, tid))  # type: ignore[no-any-return]
 
     def series(self, since: float) -> dict:
         return self._run(self._view.series(None, since))  # type: ignore[no-any-return]
@@ -138,6 +145,7 @@ class performance_report:
         workers: dict[str, dict] = {}
         for t in tasks:
             t["graph"] = src.graph(self._sid, t["task_id"])
+            t["profile"] = src.profile(self._sid, t["task_id"])
             stream = src.stream(self._sid, t["task_id"])
             events.extend(stream["events"])
             workers.update((w["address"], w) for w in stream["workers"])

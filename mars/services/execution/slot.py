@@ -24,6 +24,7 @@ from ..storage.api import fetch_values
 from ..storage.shm import get_object, put_object
 from .api import ChunkFunctionExit, SlotOutcome, SubtaskSpec, op_name
 from .devicecache import DEVICE_CACHE
+from .profiler import Profile, StackSampler
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ class SlotRunnerActor(mo.Actor):
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-slot")
         self._one_thread = one_thread
         self._cancelled: set[tuple[str, str]] = set()
+        #: the statistical profile of what this slot's subtasks ran (see profiler.py)
+        self._sampler = StackSampler(root=_run_one.__code__)
 
     async def __post_create__(self) -> None:
         if self._one_thread:
@@ -47,11 +50,13 @@ class SlotRunnerActor(mo.Actor):
 
     async def __pre_destroy__(self) -> None:
         self._pool.shutdown(wait=False)
+        self._sampler.close()
 
     async def run(self, specs: list[SubtaskSpec]) -> list[SlotOutcome]:
         remote = await self._fetch_remote(specs)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix, self._cancelled)
+        return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix, self._cancelled,
+                                          self._sampler)
 
     async def _fetch_from(self, session_id: str, worker: str, transfer: list[str], keys: list[str]) -> list[Any]:
         """The values of ``keys`` from another worker; failing that, the error in place of each."""
@@ -72,6 +77,11 @@ class SlotRunnerActor(mo.Actor):
         self._cancelled.add((session_id, task_id))
         while len(self._cancelled) > 1000:  # old tasks' marks: their batches are long gone
             self._cancelled.pop()
+
+    @mo.no_lock
+    def profile(self, session_id: str | None = None, task_id: str | None = None) -> Profile:
+        """The sampled stacks of a task's (or a session's, or all) subtasks on this slot so far."""
+        return self._sampler.profile(session_id, task_id)
 
     async def _fetch_remote(self, specs: list[SubtaskSpec]) -> dict[str, Any]:
         """Values of every input held by another worker, fetched side by side, one call per worker."""
@@ -95,7 +105,7 @@ class SlotRunnerActor(mo.Actor):
 
 
 def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
-               cancelled: set[tuple[str, str]]) -> list[SlotOutcome]:
+               cancelled: set[tuple[str, str]], sampler: StackSampler | None = None) -> list[SlotOutcome]:
     """Run ``specs`` in order; a spec may read what an earlier one in the batch made (a chained graph).
 
     ``cancelled`` (filled by the actor's loop meanwhile) names tasks whose
@@ -105,16 +115,22 @@ def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
     failed: set[str] = set()
     copied: set[str] = set()
     outcomes = []
-    for spec in specs:
-        if spec.chained and spec.task_id in failed:
-            continue  # the rest of a failed chain reads what failed: its first error is the report
-        if (spec.session_id, spec.task_id) in cancelled:
-            continue
-        outcome = _run_one(spec, remote, prefix, made)
-        outcome.copies = _copy_remote(spec, remote, prefix, copied)
-        outcomes.append(outcome)
-        if outcome.error is not None and spec.chained:
-            failed.add(spec.task_id)
+    try:
+        for spec in specs:
+            if spec.chained and spec.task_id in failed:
+                continue  # the rest of a failed chain reads what failed: its first error is the report
+            if (spec.session_id, spec.task_id) in cancelled:
+                continue
+            if sampler is not None:
+                sampler.enter(spec.session_id, spec.task_id, spec.subtask.op)
+            outcome = _run_one(spec, remote, prefix, made)
+            outcome.copies = _copy_remote(spec, remote, prefix, copied)
+            outcomes.append(outcome)
+            if outcome.error is not None and spec.chained:
+                failed.add(spec.task_id)
+    finally:
+        if sampler is not None:
+            sampler.pause()
     return outcomes
 
 

@@ -49,6 +49,7 @@ from ..storage.shm import unlink_object, unlink_prefix
 from .api import OutputMeta, SlotDied, SlotOutcome, SubtaskReport, SubtaskSpec, op_name
 from .guard import MemoryGuard
 from .memory import SOFT, MemoryBudget, Need, estimate
+from .profiler import Profile, merge_profiles
 from .stream import StreamRecorder
 
 logger = logging.getLogger(__name__)
@@ -264,6 +265,20 @@ class ExecutionActor(mo.Actor):
                       after_seq: int = -1, limit: int = 50_000) -> list:
         """The task stream's events this worker kept (see :meth:`.stream.StreamRecorder.events`)."""
         return self._stream.events(session_id, task_id, since, after_seq, limit)
+
+    @mo.no_lock
+    async def profile(self, session_id: str | None = None, task_id: str | None = None) -> Profile:
+        """The sampled stacks of a task's subtasks on this worker's slots (see profiler.py), merged;
+        a slot that does not answer (restarting, say) counts nothing."""
+        async def ask(slot: mo.ActorRef) -> Profile | None:
+            try:
+                return await slot.profile.options(timeout=5)(session_id, task_id)  # type: ignore[no-any-return]
+            except Exception as e:  # noqa: BLE001 - the other slots' samples still count
+                logger.debug("no profile from slot %s: %s", slot.address, e)
+                return None
+
+        answers = await asyncio.gather(*[ask(slot) for slot in self._slots])
+        return merge_profiles(p for p in answers if p is not None)
 
     # ------------------------------------------------------------------ running
     def _pump_soon(self) -> None:

@@ -26,6 +26,7 @@ from ..cluster.core import WorkerStatus
 from ..cluster.supervisor import CLUSTER_UID
 from ..errors import NodeNotFound
 from ..execution.api import EXECUTION_UID
+from ..execution.profiler import Profile, merge_profiles
 from ..execution.stream import MAX_BATCH, SPILL, StreamEvent
 from . import metrics
 from .routes import API_KEY
@@ -87,6 +88,29 @@ class ObservabilityView:
                 for w in alive]
         return {"time": time.time(), "session_id": session_id, "task_id": task_id, "workers": rows,
                 "events": events[-limit:], "errors": errors}
+
+    async def profile(self, session_id: str, task_id: str | None = None) -> dict:
+        """The sampled stacks of a task's subtasks (a session's, with ``task_id=None``) on the alive workers.
+
+        ``rows`` count stacks (numbers into ``frames``) by operator; ``workers``
+        gives each worker's number of samples; a worker that did not answer is
+        named in ``errors``.
+        """
+        alive = [w for w in await self.statuses() if w.alive]
+
+        async def ask(w: WorkerStatus) -> Profile | str:
+            ref = mo.ActorRef(w.address, EXECUTION_UID)
+            try:
+                return await ref.profile.options(timeout=CALL_TIMEOUT)(session_id, task_id)  # type: ignore[no-any-return]
+            except Exception as e:  # noqa: BLE001 - reported per worker; the others still answer
+                return f"{type(e).__name__}: {e}"
+
+        answers = await asyncio.gather(*[ask(w) for w in alive])
+        errors = [{"worker": w.address, "error": a} for w, a in zip(alive, answers) if isinstance(a, str)]
+        got = [(w, a) for w, a in zip(alive, answers) if not isinstance(a, str)]
+        merged = merge_profiles(a for _, a in got).to_json()
+        return {"time": time.time(), "session_id": session_id, "task_id": task_id, **merged,
+                "workers": [{"address": w.address, "samples": a.samples} for w, a in got], "errors": errors}
 
     async def series(self, worker: str | None = None, since: float = 0.0) -> dict:
         """The last hour of one worker's load at 1 s (or the cluster's, summed, with ``worker=None``)."""
@@ -176,6 +200,12 @@ async def cluster_stream(request: web.Request) -> web.StreamResponse:
     sid = request.query.get("session_id") or None
     tid = request.query.get("task_id") or None
     return web.json_response(await _view(request).stream(sid, tid, _since(request), _stream_limit(request)))
+
+
+@routes.get("/api/sessions/{sid}/tasks/{tid}/profile")
+async def task_profile(request: web.Request) -> web.StreamResponse:
+    sid, tid = request.match_info["sid"], request.match_info["tid"]
+    return web.json_response(await _view(request).profile(sid, tid))
 
 
 @routes.get("/api/cluster/series")

@@ -19,7 +19,7 @@ from typing import Any
 from .dashboard import STATIC_DIR
 
 #: the modules of the report page, each after those it imports
-REPORT_MODULES = ("dom", "format", "graph", "graphview", "stream", "series", "report")
+REPORT_MODULES = ("dom", "format", "graph", "graphview", "stream", "profile", "series", "report")
 
 _IMPORT = re.compile(r'^import\s+(?:\{([^}]*)\}|\*\s+as\s+(\w+))\s+from\s+"\./(\w+)\.js";\s*$', re.MULTILINE)
 _EXPORT = re.compile(r"^export\s+((?:async\s+)?function\*?|class|const|let)\s+(\w+)", re.MULTILINE)

@@ -19,6 +19,7 @@ const ROUTES = [
   { parts: ["sessions", ":sid"], page: "session", mount: sessions.mountSession },
   { parts: ["sessions", ":sid", "tasks", ":tid"], page: "task", mount: task.mount },
   { parts: ["sessions", ":sid", "tasks", ":tid", "stream"], page: "stream", mount: perf.mountTaskStream },
+  { parts: ["sessions", ":sid", "tasks", ":tid", "profile"], page: "profile", mount: perf.mountTaskProfile },
   { parts: ["performance"], page: "performance", mount: perf.mountPerformance },
   { parts: ["workers", ":address"], page: "worker", mount: node.mountWorker },
   { parts: ["supervisors", ":address"], page: "supervisor", mount: node.mountSupervisor },
@@ -177,7 +178,7 @@ function notFound(view, hash) {
 }
 
 function highlightNav(page) {
-  const section = ["sessions", "session", "task", "stream"].includes(page) ? "#/sessions"
+  const section = ["sessions", "session", "task", "stream", "profile"].includes(page) ? "#/sessions"
     : page === "performance" ? "#/performance" : "#/";
   for (const a of document.querySelectorAll("nav.main-nav a")) {
     if (a.getAttribute("href") === section) a.setAttribute("aria-current", "page");

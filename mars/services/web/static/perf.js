@@ -3,6 +3,7 @@
 
 import { get, noteServerTime, seg, serverNow } from "./api.js";
 import { el, link } from "./dom.js";
+import { FlameGraph } from "./profile.js";
 import { SeriesCharts } from "./series.js";
 import { StreamView, mergeEvents } from "./stream.js";
 import { sessionHash, taskHash } from "./sessions.js";
@@ -86,6 +87,25 @@ export function mountTaskStream(view, params, ctx) {
     if (!ctx.alive) return;
     noteServerTime(reply.time);
     stream.update(reply);
+    ctx.markLoaded();
+  }, POLL_MS);
+}
+
+/** One task's profile (a flame graph), polled while the page is open: a running task's grows. */
+export function mountTaskProfile(view, params, ctx) {
+  const { sid, tid } = params;
+  const graph = new FlameGraph();
+  view.append(
+    el("nav", { class: "crumbs" }, [link("#/sessions", "Sessions"), " › ", link(sessionHash(sid), sid, { class: "mono" }),
+      " › ", link(taskHash(sid, tid), tid, { class: "mono" }), " › profile"]),
+    el("h1", {}, ["Profile of ", el("span", { class: "mono", text: tid })]),
+    el("section", { class: "card profile-card", id: "task-profile" }, graph.box),
+  );
+  ctx.poll("profile", async (signal) => {
+    const reply = await get(`/api/sessions/${seg(sid)}/tasks/${seg(tid)}/profile`, signal);
+    if (!ctx.alive) return;
+    noteServerTime(reply.time);
+    graph.update(reply);
     ctx.markLoaded();
   }, POLL_MS);
 }

@@ -5,6 +5,7 @@
 import { el } from "./dom.js";
 import * as fmt from "./format.js";
 import { GraphView } from "./graphview.js";
+import { FlameGraph } from "./profile.js";
 import { SeriesCharts } from "./series.js";
 import { StreamView } from "./stream.js";
 
@@ -31,14 +32,21 @@ function summary(data) {
 function taskSection(task) {
   const graph = new GraphView();
   const box = el("div", { class: "graph-box" }, graph.svg);
+  const flame = new FlameGraph({ width: WIDTH - 40 });
   const section = el("section", { class: "card report-task", "data-task": task.task_id }, [
     el("h3", {}, [task.name || "task", " ", el("span", { class: "mono muted", text: task.task_id })]),
     el("p", { class: "muted", text: `${task.status} · ${fmt.plural(task.n_subtasks || 0, "subtask")} · ` +
       fmt.duration(task.end_time && task.start_time ? task.end_time - task.start_time : null) }),
     task.error ? el("p", { class: "error-text", text: task.error }) : null,
     box,
+    el("h4", { text: "Profile" }),
+    el("div", { class: "report-profile" }, flame.box),
   ]);
-  return { section, draw: () => { if (task.graph) { graph.update(task.graph); graph.fit(); } } };
+  const draw = () => {
+    if (task.graph) { graph.update(task.graph); graph.fit(); }
+    flame.update(task.profile || { frames: [], rows: [], samples: 0, interval: 0.01 });
+  };
+  return { section, draw };
 }
 
 /** Build the report's page in document.body from `data` (see report.py for its shape). */
@@ -55,7 +63,7 @@ export function showReport(data) {
     el("section", { class: "card stream-card", id: "report-stream" }, stream.box),
     el("h2", { text: "Cluster load" }),
     el("section", { class: "card series-card", id: "report-series" }, charts.box),
-    el("h2", { text: "Task graphs" }),
+    el("h2", { text: "Task graphs and profiles" }),
     ...tasks.map((t) => t.section),
   );
   stream.update(data.stream || { events: [], workers: [] });

@@ -16,7 +16,8 @@ function header(sid, tid) {
       el("span", { class: "mono", text: tid }),
     ]),
     el("h1", {}, ["Task ", el("span", { class: "mono", text: tid })]),
-    el("p", {}, link(`${sessionHash(sid)}/tasks/${encodeURIComponent(tid)}/stream`, "Task stream", { id: "task-stream-link" })),
+    el("p", {}, [link(`${sessionHash(sid)}/tasks/${encodeURIComponent(tid)}/stream`, "Task stream", { id: "task-stream-link" }),
+      " · ", link(`${sessionHash(sid)}/tasks/${encodeURIComponent(tid)}/profile`, "Profile", { id: "task-profile-link" })]),
   ];
 }
 
