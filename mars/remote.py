@@ -44,6 +44,8 @@ logger = logging.getLogger(__name__)
 
 #: how long a new session waits for a web service's supervisor that is not up yet
 SUPERVISOR_WAIT = 30.0
+#: a source holding at least this many bytes of the client's data is put into workers' storage directly
+UPLOAD_ABOVE = 1 << 20
 #: how long one wait on the cluster lasts before the progress bar is redrawn
 _POLL_SECONDS = 0.5
 
@@ -256,7 +258,7 @@ class ClusterSession:
     def _run(self, datas: list[TileableData], show_progress: bool | None, cancel: threading.Event | None,
              name: str | None = None) -> None:
         self._check_open()
-        todo = [d for d in datas if d not in self._held]
+        todo = self._upload_sources([d for d in datas if d not in self._held])
         if not todo:
             return
         # an object executed by another session (or one since closed) is computed again from its lineage
@@ -273,6 +275,30 @@ class ClusterSession:
             self._values.update(info.inline_values)
             for data, result in zip(todo, info.results):
                 self._adopt(data, result)
+
+    def _upload_sources(self, todo: list[TileableData]) -> list[TileableData]:
+        """Targets that only hold the client's data (``md.DataFrame(pdf)``) go straight into workers' storage.
+
+        Their partitions are cut here and written into the shared memory of
+        the workers on this host (sent to their storage actors otherwise);
+        the supervisor only learns where they are, and the rest of ``todo``
+        is returned to run as usual. The graph then never carries the data
+        through the supervisor and the slots. Over the web API they travel
+        with the graph, as before.
+        """
+        if not isinstance(self._backend, _DirectBackend):
+            return todo
+        rest = []
+        for data in todo:
+            nbytes = getattr(data.op, "literal_nbytes", None)
+            if nbytes is None or data.op.inputs or nbytes() < UPLOAD_ABOVE:
+                rest.append(data)
+                continue
+            tiled = type(data.op).tile(data.op)
+            chunks = [(c.key, tuple(c.shape), c.op.execute()) for c in tiled.chunks]
+            self._backend.call("upload", self.session_id, chunks)
+            self._adopt(data, tiled)
+        return rest
 
     def _wait(self, info: TaskInfo, progress: Any, cancel: threading.Event | None) -> TaskInfo:
         """Wait on the task ``info`` describes (a tiny job is done already), drawing progress."""

@@ -7,10 +7,14 @@ first so that each row block holds all columns.
 
 from __future__ import annotations
 
-from typing import Any, Generator
+import concurrent.futures
+import os
+from collections.abc import Generator
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..core.entity import Tileable, has_unknown
 from ..core.operator import Tiled
@@ -18,16 +22,38 @@ from ..core.options import options
 from ..core.tokenize import normalize, tokenize
 from ..tensor.core import is_tensor
 from .core import (
-    PandasData, PandasOperator, as_pandas_data, chunk_index_of, chunk_shape_of, kind_of, nsplits_of,
+    PandasData,
+    PandasOperator,
+    as_pandas_data,
+    chunk_index_of,
+    chunk_shape_of,
+    kind_of,
+    nsplits_of,
 )
 from .meta import empty_meta
 
 
 def tokenize_pandas(obj: Any) -> str:
-    """A key for a pandas object's value: its arrays hashed, not pickled whole."""
+    """A key for a pandas object's value: its arrays hashed in place, never pickled or boxed.
+
+    Numpy columns and the buffers of Arrow-backed ones (strings, nullable
+    integers, categoricals) are checksummed as they are, several columns side
+    by side (the checksum releases the GIL); only object columns of mixed
+    types are walked element by element.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"a": [1, 2], "s": ["x", "y"]})
+    >>> tokenize_pandas(df) == tokenize_pandas(df.copy())
+    True
+    >>> tokenize_pandas(df) == tokenize_pandas(df.assign(s=["x", "z"]))
+    False
+    """
     if isinstance(obj, pd.DataFrame):
-        parts = [normalize(list(obj.columns)), tokenize_pandas(obj.index)]
-        parts += [_column_token(obj.iloc[:, i]) for i in range(obj.shape[1])]
+        columns = [obj.iloc[:, i] for i in range(obj.shape[1])]
+        big = sum(_nbytes(c) for c in columns) >= _THREADED_TOKEN_BYTES
+        tokens = list(_token_pool().map(_column_token, columns)) if big else [_column_token(c) for c in columns]
+        parts = [normalize(list(obj.columns)), tokenize_pandas(obj.index), *tokens]
     elif isinstance(obj, pd.Series):
         parts = [normalize(obj.name), tokenize_pandas(obj.index), _column_token(obj)]
     elif isinstance(obj, pd.RangeIndex):
@@ -39,11 +65,55 @@ def tokenize_pandas(obj: Any) -> str:
     return tokenize(type(obj).__name__, *parts)
 
 
+#: frames with at least this many bytes have their columns hashed on several threads
+_THREADED_TOKEN_BYTES = 32 << 20
+_pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _token_pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = concurrent.futures.ThreadPoolExecutor(min(4, os.cpu_count() or 1), thread_name_prefix="mars-token")
+    return _pool
+
+
+def _nbytes(values: Any) -> int:
+    try:
+        return int(values.nbytes)
+    except (AttributeError, TypeError, NotImplementedError):
+        return 0
+
+
 def _column_token(values: Any) -> str:
     dtype = values.dtype
     if isinstance(dtype, np.dtype) and dtype != object:
         return str(dtype) + normalize(np.asarray(values))
-    return str(dtype) + normalize(np.asarray(values.astype(object), dtype=object))
+    if not isinstance(dtype, np.dtype):
+        arrow = _arrow_token(values)
+        if arrow is not None:
+            return str(dtype) + arrow
+    objects = np.asarray(values.astype(object), dtype=object)
+    if pd.api.types.infer_dtype(objects, skipna=False) == "string":  # every element a str: hashed in C
+        return str(dtype) + "str:" + normalize(pd.util.hash_array(objects, categorize=False))
+    return str(dtype) + normalize(objects)
+
+
+def _arrow_token(values: Any) -> str | None:
+    """The checksum of an extension array's Arrow form (zero-copy for Arrow-backed ones), or None."""
+    try:
+        arr = pa.array(values.array if isinstance(values, (pd.Series, pd.Index)) else values)
+    except (TypeError, ValueError, NotImplementedError, pa.ArrowException):
+        return None
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    return "arrow:" + ",".join(_arrow_chunk_token(c) for c in chunks)
+
+
+def _arrow_chunk_token(arr: Any) -> str:
+    # an Arrow slice shares its parent's buffers: its offset and length say which part is its value
+    head = f"{arr.type}:{arr.offset}:{len(arr)}:"
+    if isinstance(arr, pa.DictionaryArray):
+        return head + _arrow_chunk_token(arr.indices) + "/" + _arrow_chunk_token(arr.dictionary)
+    return head + ",".join("-" if b is None else normalize(np.frombuffer(b, dtype=np.uint8)) for b in arr.buffers())
 
 
 def auto_rows(meta: Any, n_rows: int, chunk_size: Any) -> tuple[int, ...]:
@@ -73,10 +143,24 @@ def auto_rows(meta: Any, n_rows: int, chunk_size: Any) -> tuple[int, ...]:
 
 
 class FromPandas(PandasOperator):
-    """A pandas object cut into row partitions; each chunk op carries its own rows."""
+    """A pandas object cut into row partitions; each chunk op carries its own rows.
+
+    A partition's columns are views of the object's, one block each, so that
+    pickling one (to a worker, or into shared memory) copies no bytes
+    beforehand: a row slice of a 2-d pandas block is not contiguous, and
+    numpy would copy it to pickle it out of band. A cluster session puts the
+    partitions of a large executed frame straight into workers' storage
+    (``literal_nbytes``, see :mod:`mars.remote`).
+    """
 
     params = ("data", "token", "rows")
     unkeyed = ("data",)
+
+    def literal_nbytes(self) -> int:
+        """Bytes of the client's data this op carries (the index included, object columns shallowly)."""
+        data = self.data
+        usage = data.memory_usage(deep=False) if isinstance(data, pd.Index) else data.memory_usage(index=True)
+        return int(usage.sum() if isinstance(usage, pd.Series) else usage)
 
     @classmethod
     def tile(cls, op: FromPandas) -> Tiled:
@@ -84,6 +168,8 @@ class FromPandas(PandasOperator):
         chunks, start = [], 0
         for i, n in enumerate(op.rows):
             part = op.data[start:start + n] if isinstance(op.data, pd.Index) else op.data.iloc[start:start + n]
+            if isinstance(part, pd.DataFrame) and part.shape[1] > 1:
+                part = _column_blocks(part)
             chunk_op = FromPandas(data=part, token=(op.token, start, n), rows=None)
             chunks.append(chunk_op.new_chunk([], index=chunk_index_of(out.meta, i),
                                              shape=chunk_shape_of(out.meta, n), meta=out.meta))
@@ -92,6 +178,14 @@ class FromPandas(PandasOperator):
 
     def execute(self) -> Any:
         return self.data
+
+
+def _column_blocks(part: pd.DataFrame) -> pd.DataFrame:
+    """``part`` with one block per column, each a view of the original's (a contiguous run of its block)."""
+    # Series rather than arrays: an object column given as an array would be read as strings
+    out = pd.DataFrame({i: part.iloc[:, i] for i in range(part.shape[1])}, copy=False)
+    out.columns = part.columns
+    return out
 
 
 def from_pandas(obj: Any, chunk_size: Any = None) -> Any:
@@ -110,8 +204,8 @@ class FromTensor(PandasOperator):
 
     @classmethod
     def tile(cls, op: FromTensor) -> Generator[Any, Any, Tiled]:
-        from ..tensor.rechunk import rechunk
         from ..core.tiling import recursive_tile
+        from ..tensor.rechunk import rechunk
 
         t = op.inputs[0]
         if has_unknown(t.shape) or any(has_unknown(s) for s in t.nsplits):

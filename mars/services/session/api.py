@@ -9,14 +9,18 @@ process that can reach the supervisors calls it directly.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 import zlib
 from collections.abc import Sequence
 from typing import Any
 
 from ... import oscar as mo
-from ..errors import DataNotFound, SessionNotFound
+from ..cluster.supervisor import CLUSTER_UID
+from ..errors import DataNotFound, NoWorkersError, SessionNotFound
+from ..meta.core import ChunkMeta
 from ..storage.shm import get_object
+from ..storage.upload import put_values, spread
 from ..storage.worker import STORAGE_UID
 from ..task.api import TaskInfo
 
@@ -31,6 +35,15 @@ def owner_of(session_id: str, supervisors: Sequence[str]) -> str:
     """The supervisor that holds ``session_id``: the same answer on every node."""
     ordered = sorted(supervisors)
     return ordered[zlib.crc32(session_id.encode()) % len(ordered)]
+
+
+def _nbytes(value: Any) -> int:
+    """Bytes of a chunk value, for spreading chunks over workers (a guess is enough)."""
+    try:
+        usage = value.memory_usage(index=True, deep=False)
+        return int(usage.sum() if hasattr(usage, "sum") else usage)
+    except (AttributeError, TypeError):
+        return int(getattr(value, "nbytes", 1))
 
 
 class SessionAPI:
@@ -155,6 +168,32 @@ class SessionAPI:
             return None
         except (mo.ActorNotExist, OSError):
             return None
+
+    async def upload(self, session_id: str, chunks: list[tuple[str, tuple, Any]]) -> None:
+        """Put ``(key, shape, value)`` chunks straight into workers' storage, held by the session.
+
+        They are spread over the alive workers by size; the supervisor only
+        records where they are (see :mod:`~mars.services.storage.upload`).
+        """
+        statuses = await mo.ActorRef(owner_of(session_id, self.supervisors), CLUSTER_UID).get_workers()
+        if not statuses:
+            raise NoWorkersError(f"no worker to put {len(chunks)} chunks on: none is registered")
+        sizes = [_nbytes(value) for _, _, value in chunks]
+        where = spread(sizes, [max(1, s.info.n_cpu) for s in statuses])
+        by_worker: dict[str, list[int]] = {}
+        for i, w in enumerate(where):
+            by_worker.setdefault(statuses[w].info.address, []).append(i)
+        groups = list(by_worker.items())
+        stored = await asyncio.gather(*[
+            put_values(session_id, w, [(chunks[i][0], chunks[i][2]) for i in idx]) for w, idx in groups])
+        metas = [ChunkMeta(chunks[i][0], w, tuple(chunks[i][1]), d.nbytes)
+                 for (w, idx), descs in zip(groups, stored) for i, d in zip(idx, descs)]
+        try:
+            await self._call(session_id, "adopt", metas)
+        except BaseException:
+            await asyncio.gather(*[mo.ActorRef(w, STORAGE_UID).delete(session_id, [chunks[i][0] for i in idx])
+                                   for w, idx in groups], return_exceptions=True)
+            raise
 
     async def release(self, session_id: str, keys: list[str]) -> list[str]:
         """The client dropped its objects holding these chunks: one reference each goes.

@@ -43,6 +43,7 @@ __all__ = [
     "StorageFull",
     "StoredObject",
     "get_object",
+    "is_local_prefix",
     "put_object",
     "segment_path",
     "segment_views",
@@ -258,6 +259,19 @@ def claim_prefix(prefix: str) -> None:
     _check_prefix(prefix)
     os.makedirs(SHM_DIR, exist_ok=True)
     write_owner(os.path.join(SHM_DIR, f"{prefix}{_OWNER_SUFFIX}"))
+
+
+def is_local_prefix(prefix: str) -> bool:
+    """Whether the owner of ``prefix`` claimed it in this host's shared memory (:func:`claim_prefix`):
+    this process can then store segments under it that the owner maps.
+
+    >>> claim_prefix("mars-doc-local"); is_local_prefix("mars-doc-local")
+    True
+    >>> release_prefix("mars-doc-local"); is_local_prefix("mars-doc-local")
+    False
+    """
+    _check_prefix(prefix)
+    return os.path.exists(os.path.join(SHM_DIR, f"{prefix}{_OWNER_SUFFIX}"))
 
 
 def release_prefix(prefix: str) -> None:

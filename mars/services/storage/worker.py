@@ -10,6 +10,7 @@ stays free for control calls.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -22,8 +23,10 @@ from .shm import (
     StoredObject,
     claim_prefix,
     get_object,
+    put_object,
     release_prefix,
     remove_abandoned_prefixes,
+    unlink_object,
     unlink_prefix,
 )
 
@@ -71,6 +74,17 @@ class StorageActor(mo.Actor):
     def register(self, session_id: str, descs: list[StoredObject]) -> None:
         """Record chunks a slot stored; a chunk stored again frees its earlier segment."""
         self._cache.register(session_id, descs)
+
+    def prefix(self) -> str:
+        """The worker's segment name prefix: a client on this host stores chunks under it itself."""
+        return self._prefix
+
+    async def put_values(self, session_id: str, items: list[tuple[str, Any]]) -> list[StoredObject]:
+        """Store ``(key, value)`` pairs sent from another host (see :mod:`.upload`); returns their descriptors."""
+        loop = asyncio.get_running_loop()
+        descs = await loop.run_in_executor(None, _put_all, items, self._prefix)
+        self._cache.register(session_id, descs)
+        return descs
 
     def get_descs(self, session_id: str, keys: list[str]) -> list[StoredObject]:
         """Descriptors of ``keys``; raises DataNotFound naming the first missing one.
@@ -142,6 +156,18 @@ class TransferActor(mo.Actor):
                 # loaded host): the storage actor's next answer names where the chunk is now
                 descs = await self._storage.get_descs(session_id, keys)
         return _load(descs, serialized)
+
+
+def _put_all(items: list[tuple[str, Any]], prefix: str) -> list[StoredObject]:
+    descs: list[StoredObject] = []
+    try:
+        for key, value in items:
+            descs.append(put_object(key, value, prefix))
+    except BaseException:
+        for d in descs:
+            unlink_object(d)
+        raise
+    return descs
 
 
 def _load(descs: list[StoredObject], serialized: bool) -> list[Any]:

@@ -536,6 +536,16 @@ class SessionProcessor:
             out.append((None, m.value) if m.has_value else (m.worker, None))
         return out
 
+    def adopt(self, metas: list[ChunkMeta]) -> None:
+        """Chunks a client put into workers' storage itself: held from now on, as a task's results are.
+
+        They have no lineage: lost with their worker, they cannot be computed again, and what
+        reads them then fails with DataNotFound.
+        """
+        for m in metas:
+            self.meta.put(m)
+        self.refs.incref(m.key for m in metas)
+
     async def release(self, keys: list[str]) -> list[str]:
         """The client dropped objects holding ``keys``; frees wait until no task runs.
 

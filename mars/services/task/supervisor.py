@@ -7,6 +7,7 @@ from typing import Any
 from ... import oscar as mo
 from ...core.entity import TileableData
 from ..execution.api import SubtaskReport
+from ..meta.core import ChunkMeta
 from .api import TaskInfo
 from .naming import check_task_name
 from .processor import SessionProcessor, TaskConfig
@@ -65,6 +66,10 @@ class TaskManagerActor(mo.Actor):
     @mo.no_lock
     async def locate(self, keys: list[str]) -> list[tuple[str | None, Any]]:
         return await self.proc.locate(list(keys))
+
+    @mo.no_lock
+    def adopt(self, metas: list[ChunkMeta]) -> None:
+        self.proc.adopt(list(metas))
 
     @mo.no_lock
     async def release(self, keys: list[str]) -> list[str]:

@@ -1,0 +1,128 @@
+"""Moving pandas frames from the client into the engine, and computing on them (issue 19, data paths).
+
+Run: ``.venv/bin/python benchmarks/data_path_bench.py [--quick] [--repeat N] [--no-graph-path]``.
+
+Frames: 10M rows × 8 numeric columns (640 MB); 10M rows × 6 numeric columns
+and an Arrow-backed string column; the 10M × 3 frame of dataframe_bench's
+groupby (240 MB). For each: the time to key it (``tokenize_pandas``), and
+the best of ``--repeat`` loads (``md.DataFrame(pdf, chunk_size=n/8).execute()``)
+in an embedded session and on a 2-worker ``new_cluster`` (actor protocol):
+partitions put straight into workers' storage (the default), and, unless
+``--no-graph-path``, carried by the graph through the supervisor and the
+slots (the path before issue 19, with today's partitions). Then
+dataframe_bench's groupby-agg and merge on the cluster, loading included,
+beside pandas. ``--quick``: inputs 10× smaller.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import numpy as np
+import pandas as pd
+
+import mars
+import mars.dataframe as md
+import mars.remote
+from mars.dataframe.datasource import tokenize_pandas
+
+
+def frames(n: int) -> dict[str, pd.DataFrame]:
+    rng = np.random.default_rng(0)
+    numeric = pd.DataFrame({f"c{i}": rng.random(n) if i % 2 else rng.integers(0, 1000, n) for i in range(8)})
+    words = np.array([f"w{i:04d}" for i in range(1000)])
+    strings = numeric.iloc[:, :6].assign(s=pd.Series(rng.choice(words, n), dtype="string[pyarrow]"))
+    groupby = pd.DataFrame({"k": rng.integers(0, 1000, n), "x": rng.random(n), "y": rng.random(n)})
+    return {"numeric 8 cols": numeric, "6 numeric + arrow str": strings, "groupby 3 cols": groupby}
+
+
+def nbytes(pdf: pd.DataFrame) -> int:
+    return int(pdf.memory_usage(index=True, deep=True).sum())
+
+
+def best(fn: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        time.sleep(0.3)  # a dropped result is released on a cluster a moment later
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def load(pdf: pd.DataFrame, session: Any) -> Any:
+    return md.DataFrame(pdf, chunk_size=-(-len(pdf) // 8)).execute(session=session, show_progress=False)
+
+
+def load_figures(data: dict[str, pd.DataFrame], session: Any, repeat: int) -> dict[str, float]:
+    return {name: best(lambda pdf=pdf: load(pdf, session), repeat) for name, pdf in data.items()}
+
+
+def workloads(n: int, session: Any) -> dict[str, Callable[[], Any]]:
+    rng = np.random.default_rng(1)
+    g = pd.DataFrame({"k": rng.integers(0, 1000, n), "x": rng.random(n), "y": rng.random(n)})
+    n_left, n_right = n // 5, n // 50
+    left = pd.DataFrame({"k": rng.integers(0, n_right, n_left), "a": rng.random(n_left)})
+    right = pd.DataFrame({"k": rng.permutation(n_right), "b": rng.random(n_right)})
+    agg = {"x": "sum", "y": "mean"}
+    if session is None:
+        return {"groupby-agg": lambda: g.groupby("k").agg(agg), "merge": lambda: left.merge(right, on="k")}
+    return {
+        "groupby-agg": lambda: load(g, session).groupby("k").agg(agg).execute(session=session).fetch(session=session),
+        "merge": lambda: load(left, session).merge(load(right, session), on="k").execute(session=session)
+        .fetch(session=session),
+    }
+
+
+def run(args: argparse.Namespace) -> None:
+    n = 1_000_000 if args.quick else 10_000_000
+    data = frames(n)
+    print(f"{'frame':<24}{'MB':>8}{'tokenize s':>12}")
+    for name, pdf in data.items():
+        start = time.perf_counter()
+        tokenize_pandas(pdf)
+        print(f"{name:<24}{nbytes(pdf) / 1e6:>8.0f}{time.perf_counter() - start:>12.3f}")
+    rows: dict[str, dict[str, float]] = {}
+    work: dict[str, dict[str, float]] = {"pandas": {k: best(f, args.repeat) for k, f in workloads(n, None).items()}}
+    embedded = mars.new_session(default=False)
+    rows["embedded"] = load_figures(data, embedded, args.repeat)
+    embedded.close()
+    from mars.deploy.local import new_cluster
+
+    with new_cluster(n_worker=2, n_cpu=1, web=False) as cluster:
+        rows["cluster, into storage"] = load_figures(data, cluster.session, args.repeat)
+        work["cluster, into storage"] = {k: best(f, args.repeat) for k, f in workloads(n, cluster.session).items()}
+        if not args.no_graph_path:
+            mars.remote.UPLOAD_ABOVE = 1 << 62
+            rows["cluster, with the graph"] = load_figures(data, cluster.session, args.repeat)
+            work["cluster, with the graph"] = {k: best(f, args.repeat) for k, f in workloads(n, cluster.session).items()}
+    print(f"\nloads, best of {args.repeat}: seconds (GB/s)")
+    print(f"{'engine':<26}" + "".join(f"{name:>26}" for name in data))
+    for engine, figures in rows.items():
+        cells = "".join(f"{figures[k]:>14.3f} ({nbytes(data[k]) / 1e9 / figures[k]:>6.2f})    " for k in data)
+        print(f"{engine:<26}{cells}")
+    print(f"\nloading included, best of {args.repeat}: seconds (x pandas)")
+    for engine, figures in work.items():
+        cells = "".join(f"{k}: {t:.3f} ({t / work['pandas'][k]:.2f}x)   " for k, t in figures.items())
+        print(f"{engine:<26}{cells}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="inputs 10x smaller")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-graph-path", action="store_true", help="skip loads through the supervisor")
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
