@@ -275,10 +275,31 @@ def _blas_threads(subtasks: Sequence[Any], n_threads: int):  # type: ignore[no-u
     if n_blas == 0 or n_threads <= 1:
         yield
         return
-    from threadpoolctl import threadpool_limits  # loaded only for BLAS-heavy graphs
-
-    with threadpool_limits(limits=max(1, n_threads // min(n_threads, n_blas)), user_api="blas"):
+    with _blas_controller().limit(limits=max(1, n_threads // min(n_threads, n_blas)), user_api="blas"):
         yield
+
+
+_CONTROLLER: dict[int, Any] = {}
+
+
+def _blas_controller() -> Any:
+    """threadpoolctl's view of the loaded BLAS libraries, kept while no module was imported since.
+
+    Making one scans the process's loaded libraries (~15 ms): once per run it
+    was most of the cost of a small pass (an iteration of an estimator).
+    """
+    import sys
+
+    n_modules = len(sys.modules)  # a new import may have loaded another BLAS
+    controller = _CONTROLLER.get(n_modules)
+    if controller is None:
+        # loaded only for BLAS-heavy graphs
+        from threadpoolctl import ThreadpoolController
+
+        controller = ThreadpoolController()
+        _CONTROLLER.clear()
+        _CONTROLLER[len(sys.modules)] = controller
+    return controller
 
 
 def _release(session_ref: weakref.ref, keys: list[str]) -> None:

@@ -58,8 +58,11 @@ def upstream_untiled(targets: Iterable[TileableData]) -> list[TileableData]:
 
 def _assign(op: Any, result: Tiled | list[Tiled]) -> None:
     results = [result] if isinstance(result, Tiled) else list(result)
-    if len(results) != len(op.outputs):
-        raise TilingError(f"{type(op).__name__}.tile returned {len(results)} results for {len(op.outputs)} outputs")
+    # an op unpickled on a cluster links only its outputs up to the last one still held (its keys name them
+    # all): tile() may give a result for every output, or for the linked ones only
+    n_outputs = max(len(op.outputs), len(getattr(op, "output_keys", ())))
+    if len(results) not in (n_outputs, len(op.outputs)):
+        raise TilingError(f"{type(op).__name__}.tile returned {len(results)} results for {n_outputs} outputs")
     for out, res in zip(op.outputs, results):
         if out is None:  # an output nobody holds any more
             continue

@@ -8,5 +8,6 @@
 from __future__ import annotations
 
 from ._kmeans import KMeans
+from ._minibatch import MiniBatchKMeans
 
-__all__ = ["KMeans"]
+__all__ = ["KMeans", "MiniBatchKMeans"]

@@ -126,7 +126,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     def _lloyd(self, x: Any, sw: Any, centers: np.ndarray, tol: float) -> tuple[np.ndarray, int]:
         for i in range(self.max_iter):
-            sums, weights, inertia = _passes.lloyd_pass(x, sw, centers)
+            sums, weights, inertia = _passes.lloyd_pass(x, sw, centers, with_inertia=bool(self.verbose))
             if (weights == 0).any():
                 _passes.relocate_empty(x, sw, centers, sums, weights)
             new = centers.copy()

@@ -40,21 +40,29 @@ def _unpack(rest: tuple, n_row_inputs: int) -> tuple[list, tuple]:
 
 
 def _lloyd_chunk(start: int, x: np.ndarray, *rest: Any) -> tuple:
-    (sw,), (centers, _weighted) = _unpack(rest, 1) if rest and rest[-1] else ((None,), rest)
+    """Per-cluster sums, weights and (when asked) inertia. Labels by ``|c|^2 - 2 x.c`` as scikit-learn's Lloyd
+    step: a row's own ``|x|^2`` cannot change its nearest centre, so it is computed only for the inertia."""
+    centers, weighted, with_inertia = rest[-3:]
+    sw = rest[0] if weighted else None
     k, d = centers.shape
     c_sq = np.einsum("ij,ij->i", centers, centers)
     sums, weights, inertia = np.zeros((k, d)), np.zeros(k), np.zeros(k)
     for s in row_blocks(len(x), _BLOCK):
         xb = x[s:s + _BLOCK]
-        d2 = _d2(xb, centers, c_sq)
-        labels = d2.argmin(axis=1)
+        dist = xb @ centers.T
+        dist *= -2
+        dist += c_sq
+        labels = dist.argmin(axis=1)
         w = np.ones(len(xb)) if sw is None else sw[s:s + _BLOCK]
         member = (labels == np.arange(k)[:, None]).astype(np.float64)  # (k, rows): one GEMM gives the sums
         if sw is not None:
             member *= w
         sums += member @ xb
         weights += np.bincount(labels, weights=w, minlength=k)
-        inertia += np.bincount(labels, weights=w * d2[np.arange(len(xb)), labels], minlength=k)
+        if with_inertia:
+            d2 = dist[np.arange(len(xb)), labels] + np.einsum("ij,ij->i", xb, xb)
+            np.maximum(d2, 0, out=d2)
+            inertia += np.bincount(labels, weights=w * d2, minlength=k)
     return sums, weights, inertia
 
 
@@ -63,12 +71,14 @@ def _pack_stats(partial: tuple) -> np.ndarray:
     return np.hstack([sums, weights[:, None], inertia[:, None]])
 
 
-def lloyd_pass(x: Any, sw: Any, centers: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
-    """Per-cluster weighted sums, weights and the inertia of assigning ``x`` to ``centers`` (one pass)."""
+def lloyd_pass(x: Any, sw: Any, centers: np.ndarray, with_inertia: bool = True) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Per-cluster weighted sums, weights and the inertia (0 unless ``with_inertia``) of assigning ``x`` to
+    ``centers`` (one pass)."""
     k, d = centers.shape
     aligned = [] if sw is None else [sw]
     stats = fetch(row_reduce(_lloyd_chunk, x, shape=(k, d + 2), aligned=aligned,
-                             args=(np.ascontiguousarray(centers, dtype=np.float64), sw is not None),
+                             args=(np.ascontiguousarray(centers, dtype=np.float64), sw is not None,
+                                   bool(with_inertia)),
                              finish=_pack_stats))
     return stats[:, :d], stats[:, d], stats[:, d + 1].sum()
 

@@ -33,6 +33,19 @@ def _raw(x: np.ndarray, coef: np.ndarray, intercept: np.ndarray) -> np.ndarray:
     return x @ coef.T + intercept
 
 
+def _binomial_loss_grad(raw: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``log(1 + e^raw) - y raw`` and its derivative ``expit(raw) - y``, stably, from one ``exp`` (a third of
+    the time of ``logaddexp`` and ``expit``)."""
+    e = np.exp(-np.abs(raw))
+    loss = np.log1p(e)
+    loss += np.maximum(raw, 0)
+    loss -= y * raw
+    g = 1 / (1 + e)
+    np.multiply(g, e, out=g, where=raw < 0)
+    g -= y
+    return loss, g
+
+
 def _loss_grad_chunk(start: int, x: np.ndarray, y: np.ndarray, *rest: Any) -> np.ndarray:
     """``[sum of weighted losses, gradient (unscaled)]`` of one row chunk."""
     sw = rest[0] if len(rest) == 4 else None
@@ -40,9 +53,7 @@ def _loss_grad_chunk(start: int, x: np.ndarray, y: np.ndarray, *rest: Any) -> np
     coef, intercept = _split(w, n_classes, fit_intercept)
     raw = _raw(x, coef, intercept)
     if n_classes == 1:
-        raw = raw[:, 0]
-        loss = np.logaddexp(0, raw) - y * raw
-        g = expit(raw) - y
+        loss, g = _binomial_loss_grad(raw[:, 0], y)
         g = g[:, None]
     else:
         lse = logsumexp(raw, axis=1)
