@@ -202,14 +202,14 @@ def test_inputs_pandas_and_mars_frames_and_feature_names():
                                skp.StandardScaler().fit(frame[frame["a"] > 2]).var_)
 
 
-@pytest.mark.xfail(strict=True, reason="mars.tensor's min/max fail on a tensor with an empty chunk "
-                                       "(a filtered frame's): zero-size array to reduction operation")
 def test_min_max_scaler_on_a_filtered_frame():
     frame = pd.DataFrame(X, columns=list("abcd"))
     filtered = md.DataFrame(frame, chunk_size=4)
     filtered = filtered[filtered["a"] > 2]
     np.testing.assert_allclose(mp.MinMaxScaler().fit(filtered).data_min_,
                                skp.MinMaxScaler().fit(frame[frame["a"] > 2]).data_min_)
+    np.testing.assert_allclose(mp.MaxAbsScaler().fit(filtered).max_abs_,
+                               skp.MaxAbsScaler().fit(frame[frame["a"] > 2]).max_abs_)
 
 
 def test_clone_get_params_and_pipeline():

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
 from ... import tensor as mt
 from ...tensor.core import Tensor
-from ..base import as_float, as_tensor, check_fitted, fetch_all, validate_data
+from ..base import as_float, as_tensor, check_fitted, fetch_all, known_rows, validate_data
 
 
 __all__ = ["MaxAbsScaler", "MinMaxScaler", "RobustScaler", "StandardScaler"]
@@ -202,7 +202,7 @@ class MinMaxScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """Update the minima and maxima with one more batch of rows."""
         lo, hi = _check_range(self.feature_range)
         first = not hasattr(self, "n_samples_seen_")
-        x = _fit_input(self, X, reset=first)
+        x = known_rows(_fit_input(self, X, reset=first))  # a filtered frame's row count is learnt by running it
         data_min, data_max = fetch_all(mt.nanmin(x, axis=0), mt.nanmax(x, axis=0))
         if first:
             self.n_samples_seen_ = int(x.shape[0])
@@ -256,7 +256,7 @@ class MaxAbsScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def partial_fit(self, X: Any, y: Any = None) -> MaxAbsScaler:
         """Update the maxima with one more batch of rows."""
         first = not hasattr(self, "n_samples_seen_")
-        x = _fit_input(self, X, reset=first)
+        x = known_rows(_fit_input(self, X, reset=first))
         (max_abs,) = fetch_all(mt.nanmax(mt.abs(x), axis=0))
         if first:
             self.n_samples_seen_ = int(x.shape[0])
