@@ -30,7 +30,7 @@ from typing import Any, Iterator
 from .core import session as registry
 from .core.entity import TileableData, has_unknown
 from .core.operator import HeldData, held_chunks, retiled_unless_held
-from .core.tiling import as_data
+from .core.tiling import as_data, planned
 from .oscar import close_connections, get_token, set_token
 from .oscar.tokenfile import find_token
 from .progress import Progress as _Progress
@@ -265,8 +265,9 @@ class ClusterSession:
         with retiled_unless_held(todo, self._held.__contains__):
             progress = _Progress(show_progress)
             try:
-                with _held_as_data_only(todo, self._held):
-                    first = self._backend.call("submit_and_wait", self.session_id, todo, 0.05, name)
+                sent = planned(todo, self._held.__contains__).stand_ins  # optimized here: pruned columns never travel
+                with _held_as_data_only(sent, self._held):
+                    first = self._backend.call("submit_and_wait", self.session_id, sent, 0.05, name)
                 info = self._wait(first, progress, cancel)
             finally:
                 progress.close()

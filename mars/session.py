@@ -23,7 +23,7 @@ from .core.fusion import fuse
 from .core.graph import build_subtasks, gc_paused
 from .core.operator import retiled_unless_held
 from .core.options import options
-from .core.tiling import Tiler, as_data
+from .core.tiling import Tiler, as_data, planned
 from .progress import Progress as _Progress
 
 __all__ = ["Session", "ExecutionFuture", "new_session", "get_default_session", "execute", "fetch"]
@@ -190,7 +190,9 @@ class Session:
                           progress: Any) -> None:
         tiler = Tiler(lambda chunks, want: self._run_stage(chunks, want, stage_keys, cancel))
         with gc_paused():
-            tiler.tile(targets)
+            plan = planned(targets, self._is_computed)  # the optimizer's rewrite (mars.dataframe.optimizer)
+            tiler.tile(plan.stand_ins)
+            plan.adopt()
         chunks = [c for t in targets for c in t.chunks or ()]
         try:
             # a stage's chunks are freed as soon as the last step that reads them ran

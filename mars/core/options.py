@@ -24,6 +24,8 @@ _DEFAULTS: dict[str, Any] = {
     "show_progress": None,
     # threads of the local chunk executor (None: the cores this process may use)
     "n_threads": None,
+    # rewrite dataframe expressions before tiling (mars.dataframe.optimizer)
+    "optimize": True,
 }
 
 
@@ -32,8 +34,8 @@ def _check(name: str, value: Any) -> Any:
         raise ValueError(f"options.{name} must be an integer >= 2, got {value!r}")
     if name == "n_threads" and value is not None and (not isinstance(value, int) or value < 1):
         raise ValueError(f"options.n_threads must be a positive integer or None, got {value!r}")
-    if name == "eager_mode" and not isinstance(value, bool):
-        raise ValueError(f"options.eager_mode must be True or False, got {value!r}")
+    if name in ("eager_mode", "optimize") and not isinstance(value, bool):
+        raise ValueError(f"options.{name} must be True or False, got {value!r}")
     return value
 
 

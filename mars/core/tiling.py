@@ -20,6 +20,7 @@ from typing import Any, Callable, Generator, Iterable, Sequence
 from .device import to_host
 from .entity import ChunkData, Tileable, TileableData
 from .operator import Fetch, Tiled
+from .options import options
 
 RunChunks = Callable[[Sequence[ChunkData], bool], "list[Any] | None"]
 
@@ -117,6 +118,62 @@ def tile_now(tileable: Any) -> Any:
         return stop.value
     gen.close()
     raise TilingError(f"tile_now: tiling needs computed chunks first ({request!r}); tile() must be a generator")
+
+
+#: rewriters of the tileable graph run before tiling, ``(targets, holds) -> (stand-ins, pairs)`` (the
+#: dataframe optimizer adds itself when mars.dataframe is imported: core knows no operator family)
+PLANNERS: list[Callable[[list, Callable[[TileableData], bool]], tuple[list, list]]] = []
+
+
+class Plan:
+    """What the planners made of some targets: ``stand_ins`` to tile in their place.
+
+    ``pairs`` are ``(node, stand-in)`` for the nodes (targets first) that
+    take their stand-in's chunk layout once it is tiled (:meth:`adopt`).
+    """
+
+    def __init__(self, targets: Sequence[TileableData], stand_ins: Sequence[TileableData], pairs: Sequence[tuple]):
+        self.targets, self.stand_ins, self.pairs = list(targets), list(stand_ins), list(pairs)
+
+    def adopt(self) -> None:
+        """Give each target its stand-in's chunks, and each other untiled node of ``pairs`` its own.
+
+        The metadata that tiling refined on the stand-in (a meta learnt from
+        the data) comes along; the partitioning token stays the node's own.
+        """
+        for t, s in zip(self.targets, self.stand_ins):
+            if t is not s:
+                _take_layout(t, s)
+        for node, s in self.pairs:
+            if node is not s and node.chunks is None and s.chunks is not None:
+                _take_layout(node, s)
+
+
+def _take_layout(node: TileableData, stand_in: TileableData) -> None:
+    node.chunks, node.nsplits = stand_in.chunks, stand_in.nsplits
+    for name, value in stand_in.params().items():
+        if name != "partitioning":
+            setattr(node, name, value)
+
+
+def planned(targets: Sequence[TileableData], holds: Callable[[TileableData], bool]) -> Plan:
+    """The registered planners' rewrite of ``targets`` (each stand-in has its target's metadata).
+
+    ``holds(t)`` says whether the session keeps tiled ``t``'s results
+    (planners take those as given). With ``options.optimize = False`` the
+    targets are their own stand-ins.
+    """
+    out, pairs = list(targets), []
+    if not options.optimize:
+        return Plan(targets, out, pairs)
+    token = TILING.set(True)  # nodes a planner builds never run eagerly
+    try:
+        for planner in PLANNERS:
+            out, more = planner(out, holds)
+            pairs += more
+    finally:
+        TILING.reset(token)
+    return Plan(targets, out, pairs)
 
 
 class Tiler:

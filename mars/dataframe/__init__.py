@@ -28,6 +28,7 @@ from .io import *  # noqa: E402
 from . import methods, assign, convert, index_methods, index_setops, categorical  # noqa: E402  (issue 18's families)
 from .convert import *  # noqa: E402
 from .methods import eval, pivot  # noqa: E402,A004  (md.pivot: the function, not the pivot module)
+from . import optimizer  # noqa: E402  (rewrites expressions before tiling; adds explain())
 from .inventory import install as _install_not_provided  # noqa: E402
 
 _install_not_provided()  # last: every family has added its methods

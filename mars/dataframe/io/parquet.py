@@ -136,7 +136,7 @@ class ReadParquet(SourceOp):
     """``md.read_parquet``: ``files`` are ``(path, size, mtime, row counts, row-group bytes)``."""
 
     params = ("files", "columns", "filters", "chunk_bytes", "head", "range_index", "options", "meta", "hive",
-              "storage_options")
+              "storage_options", "skip")
 
     @classmethod
     def tile(cls, op: ReadParquet) -> Generator[Any, Any, Tiled]:
@@ -145,7 +145,8 @@ class ReadParquet(SourceOp):
         if op.filters is None:
             chunks, rows = [], []
             start, step, name = op.range_index or (0, 1, None)
-            for i, (path, groups, n, limit, codes) in enumerate(pieces):
+            for i, (path, groups, n, limit, codes, gap) in enumerate(pieces):
+                start += gap * step  # rows of row groups left out (``skip``) keep their labels
                 index = None if op.range_index is False else (start, step, name)
                 chunks.append(op._piece(i, path, groups, limit, index, n, codes))
                 start += n * step
@@ -153,7 +154,7 @@ class ReadParquet(SourceOp):
             return Tiled(chunks, nsplits_of(meta, rows))
         index = None if op.range_index is False else (0, 1, None)
         chunks = [op._piece(i, path, groups, None, index, np.nan, codes)
-                  for i, (path, groups, _, _, codes) in enumerate(pieces)]
+                  for i, (path, groups, _, _, codes, _) in enumerate(pieces)]
         if op.range_index is False:
             return Tiled(chunks, nsplits_of(meta, (np.nan,) * len(chunks)))
         rows = yield from count_rows(chunks)
@@ -167,32 +168,41 @@ class ReadParquet(SourceOp):
                             meta=self.meta)
 
     def _pieces(self) -> list[tuple]:
-        """(path, row groups, rows, limit, partition codes) per chunk.
+        """(path, row groups, rows, limit, partition codes, rows skipped before it) per chunk.
 
-        Row groups are grouped up to ``chunk_bytes``, up to ``head`` rows.
+        Row groups are grouped up to ``chunk_bytes``, up to ``head`` rows;
+        those ``skip`` names (per file, set by the optimizer's predicate
+        pushdown) are not read.
         """
         out: list[tuple] = []
         left = self.head
-        for path, _, _, rows, sizes, codes in self.files:
+        gap = 0
+        for f, (path, _, _, rows, sizes, codes) in enumerate(self.files):
+            skip = self.skip[f] if self.skip else ()
             groups: list[int] = []
             n = size = 0
             for g, (r, b) in enumerate(zip(rows, sizes)):
                 if left is not None and left <= 0:
                     break
-                if groups and size + b > self.chunk_bytes:
-                    out.append((path, tuple(groups), n, None, codes))
-                    groups, n, size = [], 0, 0
+                if g in skip or (groups and size + b > self.chunk_bytes):
+                    if groups:
+                        out.append((path, tuple(groups), n, None, codes, gap))
+                        groups, n, size, gap = [], 0, 0, 0
+                    if g in skip:
+                        gap += r
+                        continue
                 take = r if left is None else min(r, left)
                 groups.append(g)
                 n, size = n + take, size + b
                 if left is not None:
                     left -= take
             if groups:
-                out.append((path, tuple(groups), n, n if self.head is not None else None, codes))
+                out.append((path, tuple(groups), n, n if self.head is not None else None, codes, gap))
+                gap = 0
             if left is not None and left <= 0:
                 break
         if not out:  # no rows at all: one empty chunk with the right columns
-            out.append((self.files[0][0], (), 0, None, self.files[0][5]))
+            out.append((self.files[0][0], (), 0, None, self.files[0][5], 0))
         return out
 
     def with_columns(self, columns: list) -> Any:
@@ -203,8 +213,14 @@ class ReadParquet(SourceOp):
         op = self.copy(columns=columns, meta=meta)
         return op.new_pandas([], meta, (self.outputs[0].shape[0], len(columns))).data
 
+    def with_skipped(self, skip: tuple) -> Any:
+        """A source that does not read row groups ``skip[f]`` of file ``f`` (their rows' labels are kept)."""
+        op = self.copy(skip=tuple(tuple(sorted(s)) for s in skip))
+        rows = sum(r for f, entry in zip(skip, self.files) for g, r in enumerate(entry[3]) if g not in f)
+        return op.new_pandas([], self.meta, (rows, self.meta.shape[1])).data
+
     def with_head(self, n: int) -> Any:
-        if self.filters is not None:
+        if self.filters is not None or self.skip:
             return None
         head = n if self.head is None else min(n, self.head)
         op = self.copy(head=head)

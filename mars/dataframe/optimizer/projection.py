@@ -1,0 +1,177 @@
+"""Column projection: sources read, and partitions carry, only the columns that are used.
+
+Going from the targets to the sources, each DataFrame node learns which of
+its columns its readers use:
+
+- a target uses all of them, and so does any op not listed here;
+- a column selection (``df["a"]``, ``df[["a", "b"]]``) uses what it selects;
+- a row filter (``df[mask]``) uses what its own readers use;
+- a merge uses its keys and the columns its readers use, mapped back
+  through the suffixes (a column both sides have keeps its suffix: either
+  side keeps it when one does).
+
+A source with unused columns is rebuilt to leave them out: an in-memory
+frame (``from_pandas``) keeps views of the used columns only (no copy, and
+a cluster receives only those), and a file source (``read_parquet``,
+``read_csv``, ``read_sql``) reads only those through its ``with_columns``.
+The filters and merges between it and the selections are rebuilt on the
+narrower frames.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ...core.entity import TileableData
+from ..core import PandasData, wrap
+from ..datasource import FromPandas
+from ..indexing import SelectColumns
+from ..map import MapPartitions, Slot
+from ..merge import Merge, merge
+from ..selection import _filter_rows
+from .graph import Rebuilder, consumers, fresh_op, rewrite, topo_order
+
+ALL = None  # every column
+
+
+def _is_filter(op: Any) -> bool:
+    return isinstance(op, MapPartitions) and op.func is _filter_rows and op.declared is None \
+        and isinstance(op.args, tuple) and len(op.args) == 2 and isinstance(op.args[0], Slot) and op.args[0].i == 0
+
+
+def _frame(node: Any) -> bool:
+    return isinstance(node, PandasData) and isinstance(node.meta, pd.DataFrame) \
+        and not isinstance(node.meta.columns, pd.MultiIndex) and node.meta.columns.is_unique
+
+
+def _key_list(value: Any) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def merge_needs(op: Merge, need: set | None) -> tuple[set, set] | None:
+    """Columns each side of merge ``op`` must keep so its output still has ``need`` (None: all of both)."""
+    if need is ALL:
+        return None
+    left, right = op.inputs
+    lcols, rcols = set(left.meta.columns), set(right.meta.columns)
+    kw = op.kwargs
+    lkeep = {c for c in _key_list(kw.get("on")) + _key_list(kw.get("left_on")) if c in lcols}
+    rkeep = {c for c in _key_list(kw.get("on")) + _key_list(kw.get("right_on")) if c in rcols}
+    lsuf, rsuf = (tuple(kw.get("suffixes") or ("_x", "_y")) + (None, None))[:2]
+    for c in lcols:
+        if c in need or (isinstance(c, str) and isinstance(lsuf, str) and f"{c}{lsuf}" in need):
+            lkeep.add(c)
+    for c in rcols:
+        if c in need or (isinstance(c, str) and isinstance(rsuf, str) and f"{c}{rsuf}" in need):
+            rkeep.add(c)
+    for c in lcols & rcols:  # suffixes depend on both sides having the column
+        if c in lkeep or c in rkeep:
+            lkeep.add(c)
+            rkeep.add(c)
+    lmeta = left.meta[[c for c in left.meta.columns if c in lkeep]]
+    rmeta = right.meta[[c for c in right.meta.columns if c in rkeep]]
+    try:
+        narrow = pd.merge(lmeta, rmeta, **kw)
+    except Exception:  # noqa: BLE001 - a merge pandas refuses on the narrow sides is left whole
+        return None
+    wide = op.outputs[0].meta
+    if not set(narrow.columns) <= set(wide.columns) or \
+            any(c not in narrow.columns or narrow[c].dtype != wide[c].dtype for c in need):
+        return None
+    return lkeep, rkeep
+
+
+def _required(user: TileableData | None, node: TileableData, needs: dict) -> set | None:
+    """The columns of ``node`` that ``user`` reads."""
+    if user is None or not _frame(node):
+        return ALL
+    op = user.op
+    if isinstance(op, SelectColumns) and not op.by_position:
+        return set(op.columns) if isinstance(op.columns, list) else {op.columns}
+    if _is_filter(op) and op.inputs[0] is node and not any(i is node for i in op.inputs[1:]):
+        return needs.get(id(user), ALL)
+    if isinstance(op, Merge) and _frame(op.inputs[0]) and _frame(op.inputs[1]) and op.inputs[0] is not op.inputs[1]:
+        sides = merge_needs(op, needs.get(id(user), ALL))
+        if sides is not None:
+            return sides[0] if op.inputs[0] is node else sides[1]
+    return ALL
+
+
+def column_needs(targets: list[TileableData]) -> dict[int, set | None]:
+    """For each node (by id), the set of its columns that are read (None: all)."""
+    users = consumers(targets)
+    needs: dict[int, set | None] = {}
+    for node in reversed(topo_order(targets)):
+        need: set | None = set()
+        for u in users.get(id(node), []):
+            req = _required(u, node, needs)
+            if req is ALL:
+                need = ALL
+                break
+            need |= req
+        needs[id(node)] = need
+    return needs
+
+
+def _kept(node: TileableData, need: set | None) -> list | None:
+    """The used columns in their order, when fewer than all and at least one."""
+    if need is ALL or not _frame(node):
+        return None
+    kept = [c for c in node.meta.columns if c in need]
+    return kept if 0 < len(kept) < node.meta.shape[1] else None
+
+
+def _pruned_from_pandas(node: TileableData, kept: list, rb: Rebuilder) -> Any:
+    op = node.op
+    data = op.data
+    if not isinstance(data, pd.DataFrame) or not {"data", "token", "rows"} <= set(type(op).params):
+        return None
+    meta = node.meta[kept]
+    # views of the used columns, not a copy of them (pandas consolidates only when it must)
+    narrow = pd.DataFrame({i: data[c] for i, c in enumerate(kept)}, copy=False)
+    narrow.columns = meta.columns
+    new_op = fresh_op(op, data=narrow, token=(op.token, "columns", tuple(kept)))
+    return rb.with_op(node, new_op, [], meta=meta, shape=(node.shape[0], len(kept)))
+
+
+def _pruned_source(node: TileableData, kept: list, rb: Rebuilder) -> Any:
+    if isinstance(node.op, FromPandas):
+        return _pruned_from_pandas(node, kept, rb)
+    hook = getattr(node.op, "with_columns", None)
+    if hook is None:
+        return None
+    pruned = hook(list(kept))
+    pruned = getattr(pruned, "data", pruned)
+    if pruned is None or list(pruned.meta.columns) != list(kept):
+        return None
+    rb.retoken(node.partitioning, pruned.partitioning)
+    return pruned
+
+
+def project_columns(targets: list[TileableData]) -> list[TileableData]:
+    """Rule: unused columns are left out from the sources up (see the module's text)."""
+    needs = column_needs(targets)
+
+    def visit(node: TileableData, inputs: list, rb: Rebuilder) -> Any:
+        op = node.op
+        if not op.inputs:
+            kept = _kept(node, needs.get(id(node)))
+            return _pruned_source(node, kept, rb) if kept is not None else None
+        changed = [a is not b and _frame(b) and list(a.meta.columns) != list(b.meta.columns)
+                   for a, b in zip(inputs, op.inputs)]
+        if not any(changed):
+            return None
+        if _is_filter(op):
+            meta = inputs[0].meta
+            return rb.clone(node, inputs, meta=meta, shape=(node.shape[0], meta.shape[1]))
+        if isinstance(op, Merge):
+            new = merge(wrap(inputs[0]), wrap(inputs[1]), **op.kwargs).data
+            rb.retoken(node.partitioning, new.partitioning)
+            return new
+        return rb.clone(node, inputs)  # a selection: its output is what it was
+
+    return rewrite(targets, visit)
