@@ -1,0 +1,280 @@
+"""One engine's side of ``run.py``: load the tables, run the queries, write what happened.
+
+``run.py`` starts ``python engines.py ENGINE OUT_DIR --scale ... --queries ...``
+once per engine, in a process group of its own (so a query that hangs can be
+stopped with everything it started). The process writes ``OUT_DIR/events.jsonl``
+line by line (the load, then each query: seconds, error, peak memory so far)
+and each query's result as ``OUT_DIR/q<N>.pkl``, so that what finished before
+a kill is kept.
+
+Engines: ``pandas`` (this process), ``mars`` (embedded session),
+``mars-cluster`` (``new_cluster(n_worker=2, n_cpu=1)``), ``dask``
+(``LocalCluster(n_workers=2, threads_per_worker=1)``) and ``duckdb`` (the
+SQL of ``answers.py``, 2 threads, tables in memory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import pickle
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import pandas as pd
+import psutil
+import queries
+from generate import TABLES
+
+ENGINES = ("pandas", "mars", "mars-cluster", "dask", "duckdb")
+
+
+class PeakRSS:
+    """Samples the RSS of this process and its descendants every 20 ms; ``peak`` is the highest total seen."""
+
+    def __init__(self) -> None:
+        self._proc = psutil.Process()
+        self._stop = threading.Event()
+        self.peak = self.rss()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def rss(self) -> int:
+        total = 0
+        for p in [self._proc, *self._proc.children(recursive=True)]:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                continue
+        return total
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, self.rss())
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def partitions(rows: int, chunk_rows: int) -> int:
+    """How many partitions a table of ``rows`` rows gets: at most ``chunk_rows`` each.
+
+    >>> partitions(6_001_215, 500_000), partitions(25, 500_000), partitions(0, 10)
+    (13, 1, 1)
+    """
+    return max(1, math.ceil(rows / chunk_rows))
+
+
+class Engine:
+    """An engine as the runner sees it: ``load`` the tables, ``run`` one query to a pandas result, ``close``."""
+
+    def __init__(self, folder: str, scale: float, chunk_rows: int, load_from: str) -> None:
+        self.folder, self.scale, self.chunk_rows, self.load_from = folder, scale, chunk_rows, load_from
+        self.tables: dict[str, Any] = {}
+
+    def path(self, table: str) -> str:
+        return os.path.join(self.folder, f"{table}.parquet")
+
+    def start(self) -> None:
+        """Start the engine's workers (not timed as load)."""
+
+    def load(self, names: list[str]) -> None:
+        for name in names:
+            self.tables[name] = self.load_one(name)
+
+    def load_one(self, name: str) -> Any:
+        return pd.read_parquet(self.path(name))
+
+    def run(self, n: int) -> Any:
+        return self.compute(queries.QUERIES[n](self.tables, self.module()))
+
+    def module(self) -> Any:
+        return pd
+
+    def compute(self, result: Any) -> Any:
+        return result
+
+    def close(self) -> None:
+        self.tables.clear()
+
+
+class MarsEngine(Engine):
+    cluster: Any = None
+
+    def start(self) -> None:
+        import mars
+
+        if self.cluster_mode:
+            from mars.deploy.local import new_cluster
+
+            self.cluster = new_cluster(n_worker=2, n_cpu=1, web=False)
+            self.session = self.cluster.session
+        else:
+            self.session = mars.new_session(default=True)
+
+    cluster_mode = False
+
+    def load_one(self, name: str) -> Any:
+        import mars.dataframe as md
+
+        if self.load_from == "parquet":
+            return md.read_parquet(self.path(name)).execute(session=self.session)
+        pdf = pd.read_parquet(self.path(name))
+        size = math.ceil(len(pdf) / partitions(len(pdf), self.chunk_rows)) or 1
+        return md.DataFrame(pdf, chunk_size=size).execute(session=self.session)
+
+    def module(self) -> Any:
+        import mars.dataframe as md
+
+        return md
+
+    def compute(self, result: Any) -> Any:
+        if hasattr(result, "execute"):
+            return result.execute(session=self.session).fetch(session=self.session)
+        return result
+
+    def close(self) -> None:
+        super().close()
+        if self.cluster is not None:
+            self.cluster.stop()
+        else:
+            self.session.close()
+
+
+class MarsClusterEngine(MarsEngine):
+    cluster_mode = True
+
+
+class DaskEngine(Engine):
+    def start(self) -> None:
+        import logging
+
+        from dask.distributed import Client, LocalCluster
+
+        logging.getLogger("distributed").setLevel(logging.ERROR)  # a warning per shuffle otherwise
+        self.cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                    silence_logs=logging.ERROR)
+        self.client = Client(self.cluster)
+
+    def load_one(self, name: str) -> Any:
+        import dask.dataframe as dd
+        from dask.distributed import wait
+
+        if self.load_from == "parquet":
+            ddf = dd.read_parquet(self.path(name))
+        else:
+            pdf = pd.read_parquet(self.path(name))
+            ddf = dd.from_pandas(pdf, npartitions=partitions(len(pdf), self.chunk_rows), sort=False)
+        ddf = ddf.persist()
+        wait(ddf)
+        return ddf
+
+    def module(self) -> Any:
+        import dask.dataframe as dd
+
+        return dd
+
+    def compute(self, result: Any) -> Any:
+        return result.compute() if hasattr(result, "compute") else result
+
+    def close(self) -> None:
+        super().close()
+        self.client.close()
+        self.cluster.close()
+
+
+class DuckDBEngine(Engine):
+    def load(self, names: list[str]) -> None:
+        from answers import connect
+
+        self.con = connect(self.folder, threads=2, in_memory=True)
+
+    def run(self, n: int) -> Any:
+        from answers import answer
+
+        return answer(self.con, n, self.scale)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+KINDS: dict[str, type[Engine]] = {"pandas": Engine, "mars": MarsEngine, "mars-cluster": MarsClusterEngine,
+                                  "dask": DaskEngine, "duckdb": DuckDBEngine}
+
+
+def error_text(exc: BaseException) -> str:
+    """The exception and the innermost frames of its traceback (where it was raised)."""
+    frames = traceback.format_exception(exc)
+    return "".join(frames[-4:])[-3000:]
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any, str | None]:
+    start = time.perf_counter()
+    try:
+        value = fn()
+    except Exception as exc:  # noqa: BLE001 - a failing query is a result to report, not a crash
+        return time.perf_counter() - start, None, error_text(exc)
+    return time.perf_counter() - start, value, None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("engine", choices=ENGINES)
+    parser.add_argument("out")
+    parser.add_argument("--folder", required=True)
+    parser.add_argument("--scale", type=float, required=True)
+    parser.add_argument("--queries", required=True)
+    parser.add_argument("--chunk-rows", type=int, default=500_000)
+    parser.add_argument("--load-from", choices=("pandas", "parquet"), default="pandas")
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    queries.SCALE = args.scale
+    numbers = [int(q) for q in args.queries.split(",")]
+    mem = PeakRSS()
+    engine = KINDS[args.engine](args.folder, args.scale, args.chunk_rows, args.load_from)
+    with open(os.path.join(args.out, "events.jsonl"), "a", buffering=1) as events:
+
+        def emit(**fields: Any) -> None:
+            events.write(json.dumps({**fields, "peak_rss": mem.peak, "rss": mem.rss()}) + "\n")
+
+        seconds, _, error = timed(engine.start)
+        emit(step="start", seconds=seconds, error=error)
+        names = sorted({t for n in numbers for t in queries.TABLES_USED[n]}, key=TABLES.index)
+        seconds, _, error = timed(lambda: engine.load(names))
+        emit(step="load", seconds=seconds, error=error)
+        if error is None:
+            for n in numbers:
+                run_query(engine, n, args.repeat, args.out, emit)
+        engine.close()
+        mem.stop()
+        emit(step="end", seconds=0.0, error=None)
+
+
+def run_query(engine: Engine, n: int, repeat: int, out: str, emit: Callable[..., None]) -> None:
+    """Run query ``n`` ``repeat`` times (its best time counts), write its result and one event."""
+    best, value, error = math.inf, None, None
+    for _ in range(repeat):
+        gc.collect()
+        emit(step="begin", query=n, seconds=0.0, error=None)
+        seconds, value, error = timed(lambda: engine.run(n))
+        best = min(best, seconds)
+        if error is not None:
+            break
+    with open(os.path.join(out, f"q{n}.pkl"), "wb") as f:
+        pickle.dump(value, f)
+    emit(step="query", query=n, seconds=best, error=error)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
