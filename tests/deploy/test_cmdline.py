@@ -120,7 +120,7 @@ def test_worker_flags_land_on_their_config_keys(tmp_path) -> None:
     cfg = parse_args("worker", [
         "-H", "127.0.0.1", "-p", "7003", "-s", "10.0.0.1:7001, 10.0.0.2:7002", "-a", "127.0.0.1",
         "--n-cpu", "8", "--n-io-process", "2", "--cuda-devices", "0,1", "--cache-mem", "4G",
-        "--spill-dirs", f"{tmp_path}/a:~/b", "--phy-mem", "90%", "--log-level", "debug",
+        "--spill-dirs", f"{tmp_path}/a:~/b", "--phy-mem", "90%", "--metrics-port", "9100", "--log-level", "debug",
         "--log-format", "%(message)s", "--log-conf", "log.ini", "--use-uvloop", "no",
         "--token", "s3cret", "--insecure",
     ])  # fmt: skip
@@ -128,7 +128,7 @@ def test_worker_flags_land_on_their_config_keys(tmp_path) -> None:
         "host": "127.0.0.1", "port": 7003, "supervisors": ["10.0.0.1:7001", "10.0.0.2:7002"],
         "advertise_address": "127.0.0.1", "n_cpu": 8, "n_io_process": 2, "cuda_devices": [0, 1],
         "cache_mem": "4g", "spill_dirs": [f"{tmp_path}/a", os.path.expanduser("~/b")], "phy_mem": "90%",
-        "cancel_grace": 2.0, "slots_in_process": False,
+        "cancel_grace": 2.0, "slots_in_process": False, "metrics_port": 9100,
     }  # fmt: skip
     assert cfg["logging"] == {"level": "DEBUG", "format": "%(message)s", "conf": "log.ini"}
     assert cfg["oscar"] == {"use_uvloop": "no", "start_method": "spawn"}

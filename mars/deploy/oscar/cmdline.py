@@ -161,6 +161,10 @@ def _add_worker_flags(parser: argparse.ArgumentParser) -> None:
                        type=_flag_type(config.check_cuda_devices),
                        help="CUDA devices to run GPU subtasks on, one GPU slot process each (CPU slots "
                        "then see no GPU); auto: every visible device (default: none) [worker.cuda_devices]")
+    group.add_argument("--metrics-port", dest="worker.metrics_port", metavar="PORT",
+                       type=_flag_type(config.check_optional_port),
+                       help="serve this worker's GET /metrics (Prometheus text, the cluster's token or "
+                       "--metrics-token) on PORT (default: none) [worker.metrics_port]")
     group.add_argument("--cache-mem", dest="worker.cache_mem", metavar="SIZE", type=_flag_type(config.check_mem),
                        help="memory for stored chunks, beyond which they spill: 4g, 512m or a share of "
                        "RAM like 50%% (default 40%%) [worker.cache_mem]")

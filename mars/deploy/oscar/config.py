@@ -353,7 +353,8 @@ def _build_checks() -> dict[str, Callable[[Any], Any]]:
         "supervisor.web_port": check_optional_port,  # null: no web service, as web: false
         "supervisor.session_history": check_non_negative_int,
         "worker.n_cpu": check_n_cpu,
-        "worker.n_io_process": check_non_negative_int,  # 0: the main pool serves transfers itself
+        "worker.n_io_process": check_non_negative_int,
+        "worker.metrics_port": check_optional_port,  # null: the supervisor's /metrics carries this worker  # 0: the main pool serves transfers itself
         "worker.slots_in_process": check_bool,
         "worker.cancel_grace": check_positive_float,
         "worker.cuda_devices": check_cuda_devices,

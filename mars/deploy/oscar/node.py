@@ -27,7 +27,7 @@ import psutil
 
 from ... import oscar as mo
 from ...oscar import tokenfile
-from ...services.cluster.core import WorkerInfo
+from ...services.cluster.core import ALIVE, WorkerInfo, WorkerStatus
 from ...services.cluster.diagnostics import DIAGNOSTICS_UID, DiagnosticsActor
 from ...services.cluster.gpus import resolve_devices
 from ...services.cluster.resources import parse_memory_limit, parse_n_cpu
@@ -224,6 +224,8 @@ class WorkerNode:
         self.pool = pool
         self.info = info
         self.prefix = prefix
+        #: the server of this worker's GET /metrics (``--metrics-port``), or None
+        self.metrics: Any = None
 
     @property
     def address(self) -> str:
@@ -231,6 +233,8 @@ class WorkerNode:
         return self.info.address
 
     async def stop(self) -> None:
+        if self.metrics is not None:
+            await self.metrics.stop()
         # heartbeats stop first, so supervisors see the worker go; storage unlinks its segments
         await _destroy_quietly(self.pool.external_address,
                                (WORKER_CLUSTER_UID, EXECUTION_UID, STORAGE_UID, DIAGNOSTICS_UID))
@@ -278,7 +282,10 @@ async def start_worker(config: dict) -> WorkerNode:
                                       start_method=config.get("oscar", {}).get("start_method", "spawn"),
                                       use_uvloop=config.get("oscar", {}).get("use_uvloop", "auto"))
     try:
-        return await _start_worker_services(pool, config, supervisors, n_cpu, memory_limit, cuda)
+        node = await _start_worker_services(pool, config, supervisors, n_cpu, memory_limit, cuda)
+        if wcfg.get("metrics_port") is not None:
+            node.metrics = await _start_worker_metrics(config, node.info, pool.external_address, token)
+        return node
     except BaseException:
         await pool.stop()
         raise
@@ -329,6 +336,24 @@ async def _start_worker_services(pool: Any, config: dict, supervisors: list[str]
     interval = float(config.get("cluster", {}).get("heartbeat_interval", 1.0))
     await mo.create_actor(WorkerHeartbeatActor, supervisors, info, interval, uid=WORKER_CLUSTER_UID, address=address)
     return WorkerNode(pool, info, prefix)
+
+
+async def _start_worker_metrics(config: dict, info: WorkerInfo, address: str, token: str | None) -> Any:
+    """``GET /metrics`` of this worker alone, on ``--metrics-port``, under the cluster's token rules."""
+    from ...services.web import metrics
+    from ...services.web.server import start_metrics_server  # the web stack loads only where it is served
+
+    heartbeat = mo.ActorRef(address, WORKER_CLUSTER_UID)
+
+    async def render() -> str:
+        status = WorkerStatus(info, await heartbeat.get_stats(), ALIVE, last_heartbeat=time.time())
+        return metrics.render(metrics.worker_families([status]))
+
+    options = _web_options(config, tls_config(config), config["worker"].get("advertise_address"))
+    return await start_metrics_server(
+        config["worker"]["host"], int(config["worker"]["metrics_port"]), render, token=token,
+        insecure=token is None, metrics_token=options["metrics_token"], advertise=options["advertise"],
+        allow_hosts=options["allow_hosts"], ssl_context=options["ssl_context"])
 
 
 def _slot_prefix(prefix: str, label: str) -> str:

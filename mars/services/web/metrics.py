@@ -1,8 +1,9 @@
 """The cluster's figures in Prometheus' text exposition format, served as ``GET /metrics``.
 
-Workers have no HTTP port of their own: the supervisor's ``/metrics`` carries
-every worker's figures with a ``worker`` label (from the heartbeats it
-keeps), and the cluster's tasks by state. Rendering is a pure function of
+The supervisor's ``/metrics`` carries every worker's figures with a
+``worker`` label (from the heartbeats it keeps) and the cluster's tasks by
+state; a worker started with ``--metrics-port`` also serves its own,
+sampled when scraped. Rendering is a pure function of
 that data, so it is tested without a cluster.
 """
 

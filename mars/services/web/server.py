@@ -21,7 +21,7 @@ from aiohttp import web
 
 from ...oscar.errors import ServerClosed
 from ..session.api import SessionAPI
-from . import dashboard, guard, observe
+from . import dashboard, guard, metrics, observe
 from .routes import API_KEY, BODY_LIMIT_KEY, BODY_TYPES, SUPERVISORS_KEY, is_probe, routes
 from .site import DeadlineSite
 from .wire import SupervisorUnavailable, Unauthorized, WebError, error_json, status_of
@@ -161,6 +161,44 @@ async def start_web_server(
         raise
     bound = runner.addresses[0]
     return WebServer(runner, host, int(bound[1]), api, "https" if ssl_context is not None else "http")
+
+
+async def start_metrics_server(
+    host: str,
+    port: int,
+    render: Callable[[], Awaitable[str]],
+    *,
+    token: str | None = None,
+    insecure: bool = False,
+    metrics_token: str | None = None,
+    advertise: str | None = None,
+    allow_hosts: Sequence[str] = (),
+    ssl_context: ssl.SSLContext | None = None,
+) -> WebServer:
+    """Serve only ``GET /metrics`` (``render()``'s text) on ``host:port``: a worker's own figures.
+
+    The same rules as the web API guard it: the cluster's token (or the
+    read-only ``metrics_token``), and the Host and Origin checks.
+    """
+    _check_security(host, token, insecure)
+    policy = guard.make_policy(host, advertise, allow_hosts, (), BODY_TYPES)
+    middlewares: list[Any] = [_errors, guard.middleware(policy)]
+    if token is not None:
+        middlewares.append(_auth(token, metrics_token))
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        return web.Response(body=(await render()).encode(), headers={"Content-Type": metrics.CONTENT_TYPE})
+
+    app = web.Application(middlewares=middlewares, client_max_size=1 << 10)
+    app.router.add_get(observe.METRICS_PATH, page)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
+    await runner.setup()
+    try:
+        await DeadlineSite(runner, host, port, header_timeout=30.0, ssl_context=ssl_context).start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    return WebServer(runner, host, int(runner.addresses[0][1]), None, "https" if ssl_context is not None else "http")
 
 
 def _check_limits(**limits: float) -> None:
