@@ -85,8 +85,6 @@ NOT_YET: dict[str, str] = {
         "asof", "asof_locs", "get_slice_bound", "groupby", "inferred_type", "join", "memory_usage", "nbytes",
         "ravel", "reindex", "slice_indexer", "slice_locs", "sortlevel")},
     **{f"ExponentialMovingWindow.{n}": _EWM_LATER.format(name=n) for n in ("exclusions", "ndim")},
-    "DataFrame.resample": "df.to_pandas().resample(...), or groupby(pd.Grouper(freq=...)) on a datetime column",
-    "Series.resample": "s.to_pandas().resample(...), or groupby(pd.Grouper(freq=...))",
     "Series.list": _ACCESSOR_LATER.format(acc="list", name="len()"),
     "Series.struct": _ACCESSOR_LATER.format(acc="struct", name="field(name)"),
 }

@@ -1,11 +1,13 @@
 """Window families beside ``rolling``/``expanding`` (:mod:`mars.dataframe.window`): ``ewm`` and ``resample``.
 
 Importing this package installs ``DataFrame.ewm`` / ``Series.ewm`` (:mod:`.ewm`,
-with the state arithmetic in :mod:`.ewm_state`).
+with the state arithmetic in :mod:`.ewm_state`) and ``DataFrame.resample`` /
+``Series.resample`` (:mod:`.resample`).
 """
 
 from __future__ import annotations
 
 from . import ewm as _ewm  # noqa: F401 - installs the methods
+from . import resample as _resample  # noqa: F401 - installs DataFrame.resample / Series.resample
 
 __all__: list[str] = []
