@@ -86,8 +86,11 @@ from .web_fuzz_kit import (
     keys_of,
     limit_ok,
     query_value,
+    since_ok,
+    stream_limit_ok,
     wait_ok,
 )
+from mars.services.execution.stream import MAX_BATCH as STREAM_BATCH
 
 pytestmark = pytest.mark.timeout(max(180, int(os.environ.get("MARS_FUZZ_EXAMPLES", "0")) // 4))
 
@@ -277,6 +280,13 @@ def is_valid(env: Env, call: Call, reply: Reply) -> bool:
         ("GET", "/api/cluster/supervisors/{address}/logs"): lambda: node and limit_ok(req),
         ("GET", "/api/cluster/workers/{address}/stacks"): lambda: node,
         ("GET", "/api/cluster/supervisors/{address}/stacks"): lambda: node,
+        # the observability routes: any session or task (one with no events has an empty stream)
+        ("GET", "/api/stream"): lambda: since_ok(req) and stream_limit_ok(req, STREAM_BATCH),
+        ("GET", "/api/sessions/{sid}/tasks/{tid}/stream"): lambda: since_ok(req) and stream_limit_ok(req, STREAM_BATCH),
+        ("GET", "/api/sessions/{sid}/tasks/{tid}/profile"): lambda: True,
+        ("GET", "/api/cluster/series"): lambda: since_ok(req),
+        ("GET", "/api/cluster/workers/{address}/series"): lambda: since_ok(req),
+        ("GET", "/metrics"): lambda: True,
     }
     rule = rules.get((method, call.route or ""))
     return rule is not None and rule()

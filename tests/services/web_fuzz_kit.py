@@ -217,6 +217,24 @@ def limit_ok(req: Req) -> bool:
         return False
 
 
+def since_ok(req: Req) -> bool:
+    """``since=`` of the observability routes: a finite unix time >= 0, or absent."""
+    raw = query_value(req, "since")
+    try:
+        return raw is None or 0 <= float(raw) < float("inf")
+    except ValueError:
+        return False
+
+
+def stream_limit_ok(req: Req, most: int) -> bool:
+    """``limit=`` of the task stream: a whole number of events in [1, most], or absent."""
+    raw = query_value(req, "limit")
+    try:
+        return raw is None or 1 <= int(raw) <= most
+    except ValueError:
+        return False
+
+
 def could_be_id(text: str) -> bool:
     return 1 <= len(text) <= 128 and set(text) <= _ID_CHARS
 

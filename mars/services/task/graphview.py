@@ -11,11 +11,13 @@ frozen when it ends, when the task lets go of its tileables; at most
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...core.entity import TileableData
 from ...core.graph import Subtask
+from ..execution.api import op_name
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +55,8 @@ class RunView:
         shown = subtasks[:kept]
         names: dict[str, str] = {}  # one string per distinct label: thousands of subtasks share a few
         self.labels = [names.setdefault(label, label) for label in (op_label(st.op) for st in shown)]
+        # every op as the task stream names it, so that a stream bar and its node can be matched by eye
+        self.ops = [names.setdefault(name, name) for name in (op_name(st.op) for st in shown)]
         producer = {k: i for i, st in enumerate(shown) for k in st.output_keys}
         self.edges = sorted({(producer[k], i) for i, st in enumerate(shown) for k in st.input_keys if k in producer})
         self.states = bytearray(len(subtasks))
@@ -80,11 +84,12 @@ class RunView:
 
     def trim(self) -> None:
         """Keep the states (counts), drop what drawing needs."""
-        self.labels, self.edges, self.workers = [], [], {}
+        self.labels, self.ops, self.edges, self.workers = [], [], [], {}
 
     def nodes(self) -> list[dict]:
-        return [{"id": str(self.base + i), "label": label, "state": SUBTASK_STATES[self.states[i]],
-                 "worker": self.workers.get(i), "stage": self.stage} for i, label in enumerate(self.labels)]
+        return [{"id": str(self.base + i), "label": label, "op": op, "state": SUBTASK_STATES[self.states[i]],
+                 "worker": self.workers.get(i), "stage": self.stage}
+                for i, (label, op) in enumerate(zip(self.labels, self.ops))]
 
 
 def _tileable_graph(targets: Sequence[TileableData]) -> tuple[list[TileableData], list[tuple[str, str]], int]:
@@ -206,5 +211,5 @@ def _shape_text(shape: tuple) -> str:
     """``(1000, nan)`` → ``"(1000, ?)"``: sizes known only after running show as ``?``."""
     if not isinstance(shape, (tuple, list)):
         return "?"
-    parts = ["?" if isinstance(s, float) and s != s else str(s) for s in shape]
+    parts = ["?" if isinstance(s, float) and math.isnan(s) else str(s) for s in shape]
     return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"

@@ -18,6 +18,7 @@ const ROUTES = [
   { parts: ["sessions"], page: "sessions", mount: sessions.mountSessions },
   { parts: ["sessions", ":sid"], page: "session", mount: sessions.mountSession },
   { parts: ["sessions", ":sid", "tasks", ":tid"], page: "task", mount: task.mount },
+  { parts: ["sessions", ":sid", "tasks", ":tid", "subtasks", ":index"], page: "task", mount: task.mount },
   { parts: ["sessions", ":sid", "tasks", ":tid", "stream"], page: "stream", mount: perf.mountTaskStream },
   { parts: ["sessions", ":sid", "tasks", ":tid", "profile"], page: "profile", mount: perf.mountTaskProfile },
   { parts: ["performance"], page: "performance", mount: perf.mountPerformance },

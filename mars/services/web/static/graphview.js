@@ -4,6 +4,8 @@
 // refresh with the same set only sets the attributes that changed (data-state,
 // a progress width, a tooltip), so a 2,000-node graph updates every second
 // without being laid out again. Colours come from CSS keyed on data-state.
+// One node may be selected (`select(id)`, or a click on it): it gets a ring and
+// class "selected", and `focus(id)` zooms and pans it into the middle of the view.
 
 import { el, svg } from "./dom.js";
 import { layout } from "./graph.js";
@@ -39,6 +41,7 @@ function shorten(text, px) {
 
 function tooltip(n) {
   const lines = [n.label || "(unnamed)", `id: ${n.id}`, `state: ${n.state}`];
+  if (n.op && n.op !== n.label) lines.push(`ops: ${n.op}`);
   if (n.shape !== undefined) lines.push(`shape: ${n.shape}`);
   if (n.progress !== undefined && n.progress !== null) lines.push(`progress: ${Math.floor(n.progress * 100)}%`);
   if (n.worker !== undefined) lines.push(`worker: ${n.worker ?? "not assigned yet"}`);
@@ -60,7 +63,10 @@ function structureKey(graph) {
 }
 
 export class GraphView {
-  constructor() {
+  /** `onSelect(node)` is called when a click selects a node (the node of the graph reply). */
+  constructor({ onSelect = null } = {}) {
+    this.onSelect = onSelect;
+    this.selected = null; // id of the selected node, kept across rebuilds
     this.svg = svg("svg", { id: "graph", class: "graph", role: "img", "aria-label": "task graph" });
     this.clipRect = svg("rect", { rx: 6, ry: 6 });
     const defs = svg("defs", {}, svg("clipPath", { id: "graph-node-clip", clipPathUnits: "userSpaceOnUse" }, this.clipRect));
@@ -69,7 +75,7 @@ export class GraphView {
     this.viewport = svg("g", { class: "viewport" }, [this.edgeLayer, this.nodeLayer]);
     this.svg.append(defs, this.viewport);
     this.key = null;
-    this.items = new Map(); // node id -> {g, fill, title, state, progress, tip}
+    this.items = new Map(); // node id -> {g, fill, title, state, progress, tip, node, cx, cy, ring}
     this.view = { x: 0, y: 0, k: 1 };
     this.moved = false; // the user panned or zoomed: keep their view across refreshes
     this.size = { width: 0, height: 0 };
@@ -101,10 +107,12 @@ export class GraphView {
     const frag = document.createDocumentFragment();
     graph.nodes.forEach((n, i) => {
       const item = dots ? this.dot(n, placed.x[i], placed.y[i]) : this.box(n, placed.x[i], placed.y[i], box);
+      Object.assign(item, { node: n, cx: placed.x[i], cy: placed.y[i] });
       this.items.set(n.id, item);
       frag.append(item.g);
     });
     this.nodeLayer.replaceChildren(frag);
+    if (this.selected !== null) this.mark(this.items.get(this.selected), true);
   }
 
   edgePaths(placed, box) {
@@ -155,6 +163,7 @@ export class GraphView {
     for (const n of graph.nodes) {
       const item = this.items.get(n.id);
       if (!item) continue;
+      item.node = n;
       if (item.state !== n.state) {
         item.state = n.state;
         item.g.setAttribute("data-state", n.state);
@@ -170,6 +179,57 @@ export class GraphView {
         item.title.textContent = tip;
       }
     }
+  }
+
+  // ------------------------------------------------------------ selection
+  /** Select the node `id` (null: none); returns its node of the graph reply, or null if it is not drawn. */
+  select(id) {
+    if (this.selected !== null) this.mark(this.items.get(this.selected), false);
+    this.selected = id === null || id === undefined ? null : String(id);
+    const item = this.selected !== null ? this.items.get(this.selected) : undefined;
+    this.mark(item, true);
+    return item ? item.node : null;
+  }
+
+  /** The selected node (of the latest graph reply), or null. */
+  selectedNode() {
+    const item = this.selected !== null ? this.items.get(this.selected) : undefined;
+    return item ? item.node : null;
+  }
+
+  mark(item, on) {
+    if (!item) return;
+    item.g.classList.toggle("selected", on);
+    if (on) this.nodeLayer.append(item.g); // drawn last, so that no neighbour covers its ring
+    if (on && !item.ring) {
+      const dot = item.g.classList.contains("dot");
+      item.ring = dot ? svg("circle", { class: "ring", r: 11 })
+        : svg("rect", { class: "ring", x: -4, y: -4, width: item.width + 8,
+          height: Number(item.g.querySelector("rect.bg").getAttribute("height")) + 8, rx: 9, ry: 9 });
+      item.g.append(item.ring);
+    } else if (!on && item.ring) {
+      item.ring.remove();
+      item.ring = null;
+    }
+  }
+
+  /** Zoom and pan so that node `id` is in the middle of the view, big enough to see (dots: zoomed in). */
+  focus(id) {
+    const item = this.items.get(String(id));
+    if (!item) return false;
+    if (!this.svg.style.height) this.fit();
+    const width = this.svg.clientWidth || this.svg.parentNode?.clientWidth || 800;
+    const height = this.svg.clientHeight || parseFloat(this.svg.style.height) || 320;
+    const want = item.g.classList.contains("dot") ? 2 : 1;
+    const { x, y, k: now } = this.view;
+    const sx = x + item.cx * now, sy = y + item.cy * now; // where the node is now, in the box
+    // a graph fitted at full size that shows the node already: left as it is, whole
+    if (now >= want && sx > 0 && sx < width && sy > 0 && sy < height) return true;
+    const k = Math.min(4, Math.max(now, want));
+    this.view = { x: width / 2 - item.cx * k, y: height / 2 - item.cy * k, k };
+    this.moved = true; // keep this view across refreshes, as if the user had panned here
+    this.apply();
+    return true;
   }
 
   // ------------------------------------------------------------ view: fit, pan, zoom
@@ -212,7 +272,8 @@ export class GraphView {
 
   onDown(e) {
     if (e.button !== 0) return;
-    this.drag = { id: e.pointerId, x: e.clientX, y: e.clientY, vx: this.view.x, vy: this.view.y };
+    const node = e.target.closest ? e.target.closest("g.node") : null;
+    this.drag = { id: e.pointerId, x: e.clientX, y: e.clientY, vx: this.view.x, vy: this.view.y, node, far: false };
     this.svg.setPointerCapture(e.pointerId);
     this.svg.classList.add("dragging");
   }
@@ -220,14 +281,20 @@ export class GraphView {
   onMove(e) {
     if (!this.drag || e.pointerId !== this.drag.id) return;
     this.view = { ...this.view, x: this.drag.vx + e.clientX - this.drag.x, y: this.drag.vy + e.clientY - this.drag.y };
-    if (Math.abs(e.clientX - this.drag.x) + Math.abs(e.clientY - this.drag.y) > 3) this.moved = true;
+    if (Math.abs(e.clientX - this.drag.x) + Math.abs(e.clientY - this.drag.y) > 3) this.moved = this.drag.far = true;
     this.apply();
   }
 
   onUp(e) {
     if (!this.drag || e.pointerId !== this.drag.id) return;
     if (this.svg.hasPointerCapture(e.pointerId)) this.svg.releasePointerCapture(e.pointerId);
+    const { node, far } = this.drag;
     this.drag = null;
+    // a press and release on a node without dragging is a click on it (pointer capture hides its target)
+    if (node && !far && e.type === "pointerup") {
+      const picked = this.select(node.dataset.id);
+      if (picked && this.onSelect) this.onSelect(picked);
+    }
     this.svg.classList.remove("dragging");
   }
 }

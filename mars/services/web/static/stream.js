@@ -3,7 +3,8 @@
 //
 // StreamView draws a stream API reply (docs/web-api.md, "Task stream") as SVG. Each bar is a
 // <rect class="ev ev-KIND"> with data-worker, data-slot, data-op, data-task, data-index and a
-// <title> that the browser shows on hover; with `linkTo`, a click opens the subtask's task page.
+// <title> that the browser shows on hover; with `linkTo`, a click opens the subtask in its task's
+// graph (the task page at `<task hash>/subtasks/<index>`, which selects and shows that node).
 // It imports only dom.js and format.js, so the performance report can inline it.
 
 import { el, replace, svg } from "./dom.js";
@@ -65,10 +66,16 @@ function tip(e) {
   return lines.join("\n");
 }
 
+/** Where a subtask bar leads: its node on its task's page, or the task page where the index is unknown. */
+export function subtaskHash(taskHash, index) {
+  if (!taskHash) return null;
+  return Number.isInteger(index) && index >= 0 ? `${taskHash}/subtasks/${index}` : taskHash;
+}
+
 /** A task stream drawn into `this.box`; `update(reply)` redraws it. */
 export class StreamView {
   constructor({ linkTo = null, width = null } = {}) {
-    this.linkTo = linkTo; // (event) => hash of its task page, or null
+    this.linkTo = linkTo; // (event) => hash of its task page, or null; a bar opens its subtask there
     this.fixedWidth = width;
     this.svg = svg("svg", { class: "stream", role: "img", "aria-label": "task stream" });
     this.legendBox = el("div", { class: "stream-legend" });
@@ -116,7 +123,7 @@ export class StreamView {
       height: ROW - 4, fill: colour, "data-kind": e.kind, "data-worker": e.worker, "data-slot": e.slot,
       "data-op": e.name, "data-task": e.task_id || "", "data-index": e.index,
     }, svg("title", { text: tip(e) }));
-    const hash = this.linkTo && e.kind === "subtask" ? this.linkTo(e) : null;
+    const hash = this.linkTo && e.kind === "subtask" ? subtaskHash(this.linkTo(e), e.index) : null;
     if (hash) {
       rect.classList.add("link");
       rect.addEventListener("click", () => { window.location.hash = hash; });

@@ -1,10 +1,15 @@
 // One task: its status, progress, timing, error, and its graph at tileable or subtask level.
+// At `<task>/subtasks/<index>` (where a task stream's bar leads) the subtask graph opens with that
+// subtask's node selected and zoomed into view; clicking a node selects it. The selected node's
+// details (op, state, worker, and from the task stream its chunk keys, size and duration) are shown
+// under the graph.
 
 import { ApiError, get, post, seg } from "./api.js";
 import { badge, el, link, progressBar, replace } from "./dom.js";
 import * as fmt from "./format.js";
 import { GraphView, legend } from "./graphview.js";
-import { findSession, sessionHash, taskDuration } from "./sessions.js";
+import { findSession, sessionHash, taskDuration, taskHash } from "./sessions.js";
+import { subtaskHash } from "./stream.js";
 
 const POLL_MS = 1000;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -75,8 +80,8 @@ function renderTask(parts, t) {
 }
 
 /** The graph's toolbar, legend and SVG; `show(graph)` draws a graph API reply. */
-function graphPanel(onLevel) {
-  const view = new GraphView();
+function graphPanel(onLevel, onSelect) {
+  const view = new GraphView({ onSelect });
   const buttons = ["tileable", "subtask"].map((level) =>
     el("button", { type: "button", class: "level", "data-level": level, "aria-pressed": "false",
       text: level === "tileable" ? "Tileables" : "Subtasks", on: { click: () => onLevel(level) } }));
@@ -86,15 +91,17 @@ function graphPanel(onLevel) {
   const legendSlot = el("div", { class: "legend-slot" });
   const note = el("p", { class: "graph-note muted", hidden: true });
   const box = el("div", { class: "graph-box" }, view.svg);
-  const hint = el("p", { class: "hint muted", text: "Scroll to zoom, drag to pan; hover a node for its details." });
+  const hint = el("p", { class: "hint muted", text: "Scroll to zoom, drag to pan; hover a node for its details, click it to select it." });
+  const selection = el("p", { id: "graph-selection", class: "graph-selection", hidden: true });
   const panel = el("section", { class: "card graph-card" }, [
     el("div", { class: "graph-toolbar" }, [el("div", { class: "segmented", role: "group", "aria-label": "graph level" }, buttons),
       legendSlot, stats, fit]),
     note,
     box,
+    selection,
     hint,
   ]);
-  return { panel, view, buttons, stats, legendSlot, note, box, hint };
+  return { panel, view, buttons, stats, legendSlot, note, box, hint, selection };
 }
 
 function stateCounts(nodes) {
@@ -119,6 +126,41 @@ function showGraph(g, graph) {
   replace(g.legendSlot, legend(graph.level, stateCounts(graph.nodes)));
 }
 
+function fact(name, value, cls = "") {
+  return el("span", { class: "fact" }, [el("span", { class: "muted", text: `${name} ` }),
+    el("span", { class: cls, text: value })]);
+}
+
+/**
+ * The details line of the selected node: `node` from the graph reply (null if it is not drawn) and,
+ * for a subtask, its task stream `event` (null if the stream has none, e.g. it has not run yet).
+ */
+function renderSelection(box, id, level, node, event) {
+  box.hidden = id === null;
+  if (id === null) return replace(box, []);
+  box.dataset.id = id;
+  box.dataset.op = node ? node.op || node.label || "" : "";
+  if (!node) {
+    return replace(box, [level === "subtask" ? `Subtask ${id} is not among the nodes drawn of this task's graph.`
+      : `Node ${id} is not in this graph.`]);
+  }
+  const parts = [el("strong", { text: level === "subtask" ? `Subtask ${id}` : node.label || id })];
+  if (level === "subtask") parts.push(fact("op", node.op || node.label, "mono sel-op"));
+  else parts.push(fact("key", id, "mono"), fact("shape", node.shape ?? "?"));
+  parts.push(fact("state", node.state, "sel-state"));
+  if (level === "subtask") {
+    parts.push(fact("worker", node.worker || (event && event.worker) || "not assigned yet", "mono sel-worker"));
+    if (node.stage) parts.push(fact("stage", String(node.stage)));
+    if (event) {
+      parts.push(fact("chunks", event.keys && event.keys.length ? event.keys.join(", ") : "–", "mono sel-keys"),
+        fact("size", fmt.bytes(event.nbytes)), fact("ran", fmt.duration(event.end - event.start)));
+    }
+  } else if (typeof node.progress === "number") {
+    parts.push(fact("done", fmt.percent(node.progress)));
+  }
+  return replace(box, parts.flatMap((p, i) => (i ? [" · ", p] : [p])));
+}
+
 /** A task's page: what it shows, and what it has loaded so far. */
 class TaskPage {
   constructor(view, params, ctx) {
@@ -126,13 +168,18 @@ class TaskPage {
     this.tid = params.tid;
     this.ctx = ctx;
     this.path = `/api/sessions/${seg(this.sid)}/tasks/${seg(this.tid)}`;
-    this.level = "tileable";
+    // a subtask named by the route is selected, and zoomed into view once it is drawn
+    this.selected = params.index ?? null;
+    this.level = this.selected !== null ? "subtask" : "tileable";
+    this.focusPending = this.selected !== null;
+    this.event = null; // the selected subtask's task stream event, once looked up
+    this.eventLookup = null; // "<id>|<state>" the lookup was made for
     this.final = { tileable: false, subtask: false }; // drawn after the task ended: nothing more to fetch
     this.seq = 0; // graph requests sent; `drawn` is the newest drawn, older replies are dropped
     this.drawn = 0;
     this.found = false;
     this.info = infoPanel(() => this.cancel());
-    this.graph = graphPanel((level) => this.setLevel(level));
+    this.graph = graphPanel((level) => this.setLevel(level), (node) => this.pick(node.id));
     view.append(...header(this.sid, this.tid), this.info.panel, el("h2", { text: "Graph" }), this.graph.panel);
     this.pressLevel();
     replace(this.graph.legendSlot, legend(this.level));
@@ -151,6 +198,42 @@ class TaskPage {
     this.drawn = seq;
     showGraph(this.graph, graph);
     if (TERMINAL.has(graph.status)) this.final[level] = true;
+    if (this.selected !== null) this.showSelection();
+  }
+
+  /** Ring the selected node, zoom to it the first time, and show its details (looking up its stream event). */
+  showSelection() {
+    const node = this.graph.view.select(this.selected);
+    if (node && this.focusPending) this.focusPending = !this.graph.view.focus(this.selected);
+    this.renderDetails();
+    const lookup = node ? `${this.selected}|${node.state}` : null;
+    if (this.level === "subtask" && node && !this.event && lookup !== this.eventLookup) {
+      this.eventLookup = lookup; // looked up again only when the subtask's state changes (say, it ran)
+      this.ctx.run("stream", (signal) => this.loadEvent(this.selected, signal));
+    }
+  }
+
+  renderDetails() {
+    renderSelection(this.graph.selection, this.selected, this.level, this.graph.view.selectedNode(), this.event);
+  }
+
+  async loadEvent(id, signal) {
+    const reply = await get(`${this.path}/stream`, signal);
+    if (!this.ctx.alive || id !== this.selected) return;
+    const mine = (reply.events || []).filter((e) => e.kind === "subtask" && String(e.index) === id);
+    this.event = mine.length ? mine[mine.length - 1] : null; // a subtask run again: its last run
+    this.renderDetails();
+  }
+
+  /** A click selected a node: show it, and at subtask level put it in the address (without a reload). */
+  pick(id) {
+    this.selected = id;
+    this.event = null;
+    this.eventLookup = null;
+    this.focusPending = false;
+    const hash = this.level === "subtask" ? subtaskHash(taskHash(this.sid, this.tid), Number(id)) : taskHash(this.sid, this.tid);
+    window.history.replaceState(null, "", hash);
+    this.showSelection();
   }
 
   async loadTask(signal) {
@@ -172,6 +255,12 @@ class TaskPage {
     if (level === this.level) return;
     this.level = level;
     this.pressLevel();
+    if (this.selected !== null) { // ids differ between the levels: the selection ends
+      this.selected = this.event = this.eventLookup = null;
+      this.graph.view.select(null);
+      this.renderDetails();
+      window.history.replaceState(null, "", taskHash(this.sid, this.tid));
+    }
     this.graph.view.moved = false; // a new level is fitted into view
     this.ctx.run("graph", (signal) => this.loadGraph(signal));
   }
