@@ -76,17 +76,10 @@ LEFT_OUT: dict[str, str] = {
 }
 
 _INDEX_LATER = "idx.to_pandas().{name} (an index fits in memory: its values are fetched)"
-_ACCESSOR_LATER = "s.map_partitions(lambda p: p.{acc}.{name}) runs pandas' accessor on each partition"
-_EWM_LATER = "an attribute of pandas' window object: s.to_pandas().ewm(...).{name}"
 
 #: names that fit a partitioned engine and are still to be written → what to do meanwhile
 NOT_YET: dict[str, str] = {
-    **{f"Index.{n}": _INDEX_LATER.format(name=n) for n in (
-        "asof", "asof_locs", "get_slice_bound", "groupby", "inferred_type", "join", "memory_usage", "nbytes",
-        "ravel", "reindex", "slice_indexer", "slice_locs", "sortlevel")},
-    **{f"ExponentialMovingWindow.{n}": _EWM_LATER.format(name=n) for n in ("exclusions", "ndim")},
-    "Series.list": _ACCESSOR_LATER.format(acc="list", name="len()"),
-    "Series.struct": _ACCESSOR_LATER.format(acc="struct", name="field(name)"),
+    **{f"Index.{n}": _INDEX_LATER.format(name=n) for n in ("join",)},
 }
 
 

@@ -61,7 +61,8 @@ def cast_like(value: Any, meta: Any) -> Any:
 class ExtendedCall(PandasOperator):
     """``func`` on ``before + own + after``, cut back to ``own``'s rows and cast to the result's dtypes."""
 
-    params = ("func", "args", "kwargs", "has_before", "has_after")
+    # the result's meta travels as a parameter: on a worker the op has no outputs to read it from
+    params = ("func", "args", "kwargs", "has_before", "has_after", "meta")
     fusible = True
 
     def execute(self, *parts: Any) -> Any:
@@ -73,7 +74,7 @@ class ExtendedCall(PandasOperator):
         if whole is not own:
             start = len(before) if before is not None else 0
             result = result.iloc[start:start + len(own)]
-        return cast_like(result, self.outputs[0].meta)
+        return cast_like(result, self.meta)
 
 
 def _piece(data: Any, pieces: list) -> Any:
@@ -87,7 +88,7 @@ def _piece(data: Any, pieces: list) -> Any:
 def _extended(op: Any, data: Any, i: int, before: Any, after: Any, rows: float) -> Any:
     out = op.outputs[0]
     inputs = ([before] if before is not None else []) + [data.chunks[i]] + ([after] if after is not None else [])
-    chunk_op = ExtendedCall(func=op.func, args=op.args, kwargs=op.kwargs, has_before=before is not None,
+    chunk_op = ExtendedCall(func=op.func, args=op.args, kwargs=op.kwargs, has_before=before is not None, meta=out.meta,
                             has_after=after is not None)
     return chunk_op.new_chunk(inputs, index=chunk_index_of(out.meta, i), shape=chunk_shape_of(out.meta, rows),
                               meta=out.meta)

@@ -114,11 +114,11 @@ class DtypesOf(PandasOperator):
 
 
 class CastTo(PandasOperator):
-    params = ()
+    params = ("meta",)  # a parameter: on a worker the op has no outputs to read the meta from
     fusible = True
 
     def execute(self, value: Any) -> Any:
-        return cast_like(value, self.outputs[0].meta)
+        return cast_like(value, self.meta)
 
 
 def _common_dtype(dtypes: list) -> Any:
@@ -158,7 +158,7 @@ class Unstack(PandasOperator):
                              for p in parts])
         found = [dt for m in metas if m is not None for dt in m.dtypes]
         final = guess.astype(_common_dtype(found)) if found else guess
-        chunks = [CastTo().new_chunk([p], index=chunk_index_of(final, r), shape=p.shape, meta=final)
+        chunks = [CastTo(meta=final).new_chunk([p], index=chunk_index_of(final, r), shape=p.shape, meta=final)
                   for r, p in enumerate(parts)]
         out.meta, out.shape = final, (np.nan, len(labels))
         return Tiled(chunks, nsplits_of(final, [np.nan] * n))

@@ -289,6 +289,26 @@ class ExponentialMovingWindow:
         """Not provided: pandas' online EWM keeps state in the client's object."""
         raise NotImplementedError("ewm().online() keeps its state on the client: use s.to_pandas().ewm(...).online()")
 
+    @property
+    def ndim(self) -> int:
+        """The windowed object's number of dimensions (1: a Series, 2: a DataFrame), as pandas.
+
+        >>> import mars.dataframe as md
+        >>> md.DataFrame({"a": [1.0]}).ewm(com=0.5).ndim
+        2
+        """
+        return int(self._obj.ndim)
+
+    @property
+    def exclusions(self) -> frozenset:
+        """Columns left out of the results: none here (pandas' grouped windows leave out their keys).
+
+        >>> import mars.dataframe as md
+        >>> md.Series([1.0]).ewm(com=0.5).exclusions
+        frozenset()
+        """
+        return frozenset()
+
 
 def _agg_columns(meta: pd.DataFrame, func: list) -> list:
     return [(c, f) for c in meta.columns for f in func]
