@@ -11,6 +11,10 @@ strategies (chosen when tiling, once the sides' sizes are known):
 - **broadcast**: the side the result's order follows is big and the other
   small: every partition of the big side merges with the whole small side;
   the partitions stay in order, and so do the rows.
+- **broadcast_left_ordered**: an ``inner`` (or ``left``) join whose left side
+  is small and right side big: every right partition merges with the whole
+  left, each row carrying its left position as a hidden column, and the
+  partitions are interleaved by it (see :mod:`mars.dataframe.merge_order`).
 - **hash**: both sides are hash-shuffled on their keys (cast to a common
   dtype, so ``1`` and ``1.0`` meet) and merged partition by partition. Each
   row carries its position in the side whose order the result follows as a
@@ -21,33 +25,39 @@ strategies (chosen when tiling, once the sides' sizes are known):
   keys than partition ``i + 1``, so the partitions' sorted merges, end to
   end, are the sorted result.
 
-pandas turns an int column to float when some row finds no partner; a
-partition without such rows stays int. So the merged partitions are
-computed first, their dtypes fetched, and every partition cast to the dtypes
-pandas gives the whole (the result's metadata is updated then); a default
-index is numbered across partitions.
+The result's final dtypes, index and row order are settled in
+:mod:`mars.dataframe.merge_order`.
 """
 
 from __future__ import annotations
 
-import itertools
 import warnings
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generator, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..core.operator import Fetch, Tiled
 from ..core.options import options
-from ..core.shuffle import ShuffleMap, ShuffleReduce, shuffle_chunks
+from ..core.shuffle import ShuffleMap, shuffle_chunks
 from ..tensor.chunks import offsets
 from .concat import join_many
 from .core import DataFrame, PandasData, PandasOperator, Series, nsplits_of
 from .datasource import from_pandas
 from .map import map_partitions
+from .merge_order import (
+    Conform,
+    MatchedRows,
+    MergeInfo,
+    UnmatchedRows,
+    WithPositions,
+    final_form,
+    ordered_by_position,
+)
 from .meta import empty_meta, fake
-from .rows import renumber_rows, known_rows, single_chunk
+from .rows import known_rows, renumber_rows, single_chunk
 from .shuffle import ConcatPieces, split_by_codes
 
 __all__ = ["merge"]
@@ -279,108 +289,6 @@ class MergeChunk(PandasOperator):
         return result
 
 
-@dataclass(frozen=True)
-class PartInfo:
-    """What the tiling learns of a merged partition: its size, dtypes, index, and where position bounds cut it."""
-
-    rows: int
-    dtypes: tuple
-    index_dtype: Any
-    index_names: tuple
-    cuts: tuple
-
-
-@dataclass(frozen=True)
-class FinalForm:
-    """What every partition of the result is made to match.
-
-    ``index_dtype``/``index_names`` are None for a default index (numbered
-    instead); ``index_dtype`` is None for a MultiIndex too.
-    """
-
-    dtypes: tuple
-    index_dtype: Any
-    index_names: tuple | None
-
-    def __mars_tokenize__(self) -> tuple:
-        return (self.dtypes, self.index_dtype, self.index_names)
-
-    def matches(self, info: PartInfo) -> bool:
-        return info.dtypes == self.dtypes and self.index_dtype in (None, info.index_dtype) and \
-            self.index_names in (None, info.index_names)
-
-
-class MergeInfo(PandasOperator):
-    """A merged partition's :class:`PartInfo`; ``bounds`` cut it by the hidden ``position`` column."""
-
-    params = ("position", "bounds")
-
-    def execute(self, part: pd.DataFrame) -> PartInfo:
-        cuts: tuple = ()
-        dtypes = part.dtypes
-        if self.position is not None:
-            cuts = tuple(np.searchsorted(part[self.position].to_numpy(), self.bounds, side="left").tolist())
-            dtypes = dtypes.drop(self.position)
-        index_dtype = None if isinstance(part.index, pd.MultiIndex) else part.index.dtype
-        return PartInfo(len(part), tuple(dtypes), index_dtype, tuple(part.index.names), cuts)
-
-
-def conform(part: pd.DataFrame, form: FinalForm, start: int | None, drop: str | None = None) -> pd.DataFrame:
-    """``part`` in the result's final form, numbered from ``start`` when it has a default index."""
-    if drop is not None:
-        part = part.drop(columns=drop)
-    changed = [i for i, (have, want) in enumerate(zip(part.dtypes, form.dtypes)) if have != want]
-    if changed:
-        part = part.copy(deep=False)  # the input stays as it was: other readers may hold it
-        for i in changed:
-            part.isetitem(i, part.iloc[:, i].astype(form.dtypes[i]))
-    index = part.index
-    if start is not None:
-        index = pd.RangeIndex(start, start + len(part))
-    if form.index_dtype is not None and index.dtype != form.index_dtype:
-        index = index.astype(form.index_dtype)
-    if form.index_names is not None and tuple(index.names) != form.index_names:
-        index = index.set_names(list(form.index_names))
-    return part if index is part.index else part.set_axis(index, axis=0)
-
-
-class Conform(PandasOperator):
-    """A merged partition in the result's final form (see :func:`conform`)."""
-
-    params = ("form", "start")
-    fusible = True
-
-    def execute(self, part: pd.DataFrame) -> pd.DataFrame:
-        return conform(part, self.form, self.start)
-
-
-class PositionSplit(ShuffleMap, PandasOperator):
-    """A merged partition (in position order) cut into runs of position ranges, one per output partition."""
-
-    params = ("cuts",)
-
-    def split(self, part: pd.DataFrame) -> list:
-        bounds = [0, *self.cuts, len(part)]
-        return [part.iloc[a:b] for a, b in itertools.pairwise(bounds)]
-
-
-class PositionOrder(ShuffleReduce, PandasOperator):
-    """One output partition: the runs of one position range, in position order, in final form.
-
-    Each position's rows come from one merged partition, where they are in
-    pandas' order already; a stable sort by position keeps that.
-    """
-
-    params = ("position", "form", "start")
-
-    def combine(self, pieces: list) -> pd.DataFrame:
-        kept = [p for p in pieces if len(p)] or pieces[:1]
-        whole = kept[0] if len(kept) == 1 else pd.concat(kept)
-        if len(kept) > 1:
-            whole = whole.take(np.argsort(whole[self.position].to_numpy(), kind="stable"))
-        return conform(whole, self.form, self.start, drop=self.position)
-
-
 # ----------------------------------------------------------------- tiling
 class Merge(PandasOperator):
     """``merge`` of two lazy DataFrames; ``kwargs`` are pandas' (``on`` resolved), ``keys`` a :class:`JoinKeys`."""
@@ -395,6 +303,8 @@ class Merge(PandasOperator):
         strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
         if strategy == "hash":
             return (yield from _tile_hash(op, lrows, rrows))
+        if strategy == "broadcast_left_ordered":
+            return (yield from _tile_broadcast_left_ordered(op, lrows, rrows))
         if strategy == "range":
             merged = yield from _range_merges(op, lrows, rrows)
         else:
@@ -404,7 +314,10 @@ class Merge(PandasOperator):
 
 def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: PandasData,
                     lrows: Sequence[int], rrows: Sequence[int]) -> str:
-    """``single``, ``broadcast_right``, ``broadcast_left``, ``hash`` or ``range`` (see the module's docstring)."""
+    """``single``, ``broadcast_right``, ``broadcast_left``, ``broadcast_left_ordered``, ``hash`` or ``range``.
+
+    (See the module's docstring.)
+    """
     how, sort = kwargs["how"], kwargs["sort"]
     if how == "cross":
         return "broadcast_right"
@@ -416,6 +329,9 @@ def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: Panda
         return "broadcast_right"
     if not sort and how == "right" and not right_unique and _broadcastable(left.meta, lrows, rrows):
         return "broadcast_left"
+    if not sort and not right_unique and _left_reorderable(kwargs, keys, left.meta, right.meta) \
+            and _broadcastable(left.meta, lrows, rrows):
+        return "broadcast_left_ordered"
     small = _nbytes(left.meta, sum(lrows)) + _nbytes(right.meta, sum(rrows)) <= options.chunk_store_limit
     hidden_fits = not any(isinstance(m.columns, pd.MultiIndex) for m in (left.meta, right.meta))
     if small or not hidden_fits:
@@ -423,6 +339,31 @@ def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: Panda
     if sort or how == "outer":
         return "range" if keys.kinds is not None else "single"
     return "hash" if keys.casts is not None else "single"
+
+
+def _left_reorderable(kwargs: dict, keys: JoinKeys, lmeta: pd.DataFrame, rmeta: pd.DataFrame) -> bool:
+    """Whether merges of the whole left with each right partition, put in the left's order, are pandas' merge.
+
+    They are for ``inner`` joins (and ``left`` joins of columns, the left
+    rows no partition matched merged apart) when each pair of keys is of one
+    dtype, or both numbers or both times: with a categorical or a bool
+    meeting another dtype, the key column's dtype depends on which rows meet.
+    """
+    if kwargs["how"] not in ("inner", "left") or (kwargs["how"] == "left" and not _numbered(kwargs)):
+        return False
+    if any(isinstance(m.columns, pd.MultiIndex) for m in (lmeta, rmeta)):
+        return False  # no room for the hidden position column
+    return all(_same_kind(_key_dtype(lmeta, lk), _key_dtype(rmeta, rk)) for lk, rk in zip(keys.left, keys.right))
+
+
+def _same_kind(left: Any, right: Any) -> bool:
+    if any(isinstance(d, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(d) for d in (left, right)):
+        return left == right and not isinstance(left, pd.CategoricalDtype)
+    if left == right:
+        return True
+    if all(pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_complex_dtype(d) for d in (left, right)):
+        return True
+    return all(isinstance(d, np.dtype) for d in (left, right)) and left.kind == right.kind and left.kind in "mM"
 
 
 def _nbytes(meta: pd.DataFrame, rows: int) -> float:
@@ -534,21 +475,6 @@ def _index_names(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> tuple
         return tuple(pd.merge(*samples, **op.kwargs).index.names)
 
 
-def final_form(meta: pd.DataFrame, infos: Sequence[PartInfo], names: tuple | None) -> tuple[pd.DataFrame, FinalForm]:
-    """The result's meta and final form given its partitions': the dtypes pandas' concat of them gives."""
-    kept = [i for i in infos if i.rows] or list(infos[:1])
-    frames = []
-    for info in kept:
-        frame = pd.DataFrame({j: pd.Series([], dtype=d) for j, d in enumerate(info.dtypes)})
-        index = meta.index if names is None or info.index_dtype is None else pd.Index([], dtype=info.index_dtype)
-        frames.append(frame.set_axis(meta.columns, axis=1).set_axis(index, axis=0))
-    meta = frames[0] if len(frames) == 1 else pd.concat(frames)
-    if names is not None:
-        meta.index = meta.index.set_names(list(names))
-    index_dtype = None if names is None or isinstance(meta.index, pd.MultiIndex) else meta.index.dtype
-    return meta, FinalForm(tuple(meta.dtypes), index_dtype, names)
-
-
 def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int]) -> Generator[Any, Any, Tiled]:
     """The merged partitions in the result's dtypes, numbered across partitions."""
     out = op.outputs[0]
@@ -592,26 +518,37 @@ def _tile_hash(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> Generat
     merged_meta = empty_meta(pd.merge(lparts[0].meta, rparts[0].meta, **kwargs))
     merged = _merge_chunks(op, list(zip(lparts, rparts)), merged_meta, lrows, rrows)
     total = sum(lrows if follow_left else rrows)
-    bounds = np.array([total * p // n for p in range(1, n)], dtype=np.int64)
-    info_chunks = [MergeInfo(position=position, bounds=bounds).new_chunk([c], index=(i,), shape=(), meta=None)
-                   for i, c in enumerate(merged)]
-    yield merged
-    infos = yield Fetch(info_chunks)
-    numbered = _numbered(kwargs)
-    meta, form = final_form(out.meta, infos, _index_names(op, lrows, rrows))
-    out.meta = meta
-    sizes = np.zeros(n, dtype=np.int64)
-    for info in infos:
-        sizes += np.diff([0, *info.cuts, info.rows])
-    starts = offsets(sizes.tolist())
-    chunks = shuffle_chunks(
-        merged, n,
-        lambda m: PositionSplit(cuts=infos[m].cuts),
-        lambda r: PositionOrder(position=position, form=form, start=int(starts[r]) if numbered else None),
-        [{"index": (r, 0), "shape": (int(sizes[r]), meta.shape[1]), "meta": meta} for r in range(n)],
-        lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": merged_meta},
-    )
-    return Tiled(chunks, nsplits_of(meta, sizes.tolist()))
+    return (yield from ordered_by_position(out, merged, merged_meta, position, total,
+                                           _index_names(op, lrows, rrows), _numbered(kwargs)))
+
+
+def _tile_broadcast_left_ordered(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> Generator[Any, Any, Tiled]:
+    """A small left side merged with each partition of the right, then put in the left's order.
+
+    Each partition's rows are in left position order (pandas' order within
+    the partition); :func:`ordered_by_position` interleaves them. For a
+    ``left`` join the left rows no partition matched are merged once more,
+    alone, with an empty right.
+    """
+    left, right = op.inputs
+    kwargs = op.kwargs
+    whole = single_chunk(left)
+    meta = whole.meta.assign(**{_LPOS: np.array([], dtype=np.int64)})
+    placed = WithPositions(position=_LPOS).new_chunk([whole], index=(0, 0), shape=(sum(lrows), meta.shape[1]),
+                                                     meta=meta)
+    inner = dict(kwargs, how="inner")
+    merged_meta = empty_meta(pd.merge(meta, right.meta, **inner))
+    merge_op = MergeChunk(kwargs=inner, na_labels=None)
+    merged = [merge_op.copy().new_chunk([placed, rc], index=(i, 0), shape=(np.nan, merged_meta.shape[1]),
+                                        meta=merged_meta) for i, rc in enumerate(right.chunks)]
+    if kwargs["how"] == "left":
+        masks = [MatchedRows(position=_LPOS, size=sum(lrows)).new_chunk([c], index=(i,), shape=(sum(lrows),),
+                                                                        meta=None) for i, c in enumerate(merged)]
+        merged.append(UnmatchedRows(kwargs=kwargs).new_chunk(
+            [placed, right.chunks[0], *masks], index=(len(merged), 0), shape=(np.nan, merged_meta.shape[1]),
+            meta=merged_meta))
+    return (yield from ordered_by_position(op.outputs[0], merged, merged_meta, _LPOS, sum(lrows),
+                                           _index_names(op, lrows, rrows), _numbered(kwargs)))
 
 
 # ----------------------------------------------------------------- the functions
