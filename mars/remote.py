@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 from .core import session as registry
 from .core.entity import TileableData, has_unknown
-from .core.operator import HeldData, held_chunks, retiled_unless_held
+from .core.operator import HeldData, Tiled, held_chunks, retiled_unless_held
 from .core.tiling import as_data, planned
 from .oscar import close_connections, get_token, set_token
 from .oscar.tokenfile import find_token
@@ -296,6 +296,7 @@ class ClusterSession:
                 rest.append(data)
                 continue
             tiled = type(data.op).tile(data.op)
+            assert isinstance(tiled, Tiled), "a source with the client's data tiles at once, to one Tiled"
             chunks = [(c.key, tuple(c.shape), c.op.execute()) for c in tiled.chunks]
             self._backend.call("upload", self.session_id, chunks)
             self._adopt(data, tiled)

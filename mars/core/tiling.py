@@ -163,7 +163,8 @@ def planned(targets: Sequence[TileableData], holds: Callable[[TileableData], boo
     (planners take those as given). With ``options.optimize = False`` the
     targets are their own stand-ins.
     """
-    out, pairs = list(targets), []
+    out: list = list(targets)
+    pairs: list[tuple] = []
     if not options.optimize:
         return Plan(targets, out, pairs)
     token = TILING.set(True)  # nodes a planner builds never run eagerly
