@@ -118,8 +118,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
                 best = (centers, labels, inertia, n_iter)
         self.cluster_centers_, self.labels_, self.inertia_, self.n_iter_ = best
         self._n_features_out = self.cluster_centers_.shape[0]
-        if len(np.unique(self.labels_)) < self.n_clusters:
-            warnings.warn(f"Number of distinct clusters ({len(np.unique(self.labels_))}) found smaller than "
+        distinct = np.count_nonzero(np.bincount(self.labels_, minlength=self.n_clusters))
+        if distinct < self.n_clusters:
+            warnings.warn(f"Number of distinct clusters ({distinct}) found smaller than "
                           f"n_clusters ({self.n_clusters}). Possibly due to duplicate points in X.",
                           RuntimeWarning, stacklevel=2)
         return self

@@ -39,30 +39,52 @@ def _unpack(rest: tuple, n_row_inputs: int) -> tuple[list, tuple]:
     return list(rest[:n_row_inputs]), rest[n_row_inputs:]
 
 
+def _members(xb: np.ndarray, minus_2c: np.ndarray, c_sq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One-hot ``(k, rows)`` float matrix of each row's nearest centre, and ``min_c |c|^2 - 2 x.c`` per row.
+
+    The nearest centre minimises ``|c|^2 - 2 x.c`` as in scikit-learn's Lloyd step (a row's own ``|x|^2``
+    cannot change it). Marking the minima by comparison costs a few whole-block operations, where ``argmin``
+    along rows of a few centres is slow; a row with tied minima (duplicate centres) keeps only its first,
+    as ``argmin`` would.
+    """
+    dist_t = minus_2c @ xb.T
+    dist_t += c_sq
+    best = np.minimum.reduce(dist_t, axis=0)
+    nearest = dist_t == best
+    if np.count_nonzero(nearest) != len(xb):
+        nearest = nearest.argmax(axis=0) == np.arange(len(dist_t))[:, None]
+    return nearest.astype(np.float64), best
+
+
+def _block_rows(k: int) -> int:
+    """Rows per block: ``_BLOCK``, fewer with many centres so that a ``(k, rows)`` temporary stays ~32 MB."""
+    return max(64, min(_BLOCK, 2 ** 22 // max(k, 1)))
+
+
+def _centre_terms(centers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``-2 c`` (exact: scaling by 2 commutes with the dot products' rounding) and ``|c|^2`` as a column."""
+    return -2.0 * centers, np.einsum("ij,ij->i", centers, centers)[:, None]
+
+
 def _lloyd_chunk(start: int, x: np.ndarray, *rest: Any) -> tuple:
-    """Per-cluster sums, weights and (when asked) inertia. Labels by ``|c|^2 - 2 x.c`` as scikit-learn's Lloyd
-    step: a row's own ``|x|^2`` cannot change its nearest centre, so it is computed only for the inertia."""
+    """Per-cluster sums, weights and (when asked) inertia of one row chunk; one GEMM gives the sums."""
     centers, weighted, with_inertia = rest[-3:]
     sw = rest[0] if weighted else None
     k, d = centers.shape
-    c_sq = np.einsum("ij,ij->i", centers, centers)
+    minus_2c, c_sq = _centre_terms(centers)
     sums, weights, inertia = np.zeros((k, d)), np.zeros(k), np.zeros(k)
-    for s in row_blocks(len(x), _BLOCK):
-        xb = x[s:s + _BLOCK]
-        dist = xb @ centers.T
-        dist *= -2
-        dist += c_sq
-        labels = dist.argmin(axis=1)
-        w = np.ones(len(xb)) if sw is None else sw[s:s + _BLOCK]
-        member = (labels == np.arange(k)[:, None]).astype(np.float64)  # (k, rows): one GEMM gives the sums
+    rows = _block_rows(k)
+    for s in row_blocks(len(x), rows):
+        xb = x[s:s + rows]
+        member, best = _members(xb, minus_2c, c_sq)
         if sw is not None:
-            member *= w
+            member *= sw[s:s + rows]
+        weights += member.sum(axis=1)
         sums += member @ xb
-        weights += np.bincount(labels, weights=w, minlength=k)
         if with_inertia:
-            d2 = dist[np.arange(len(xb)), labels] + np.einsum("ij,ij->i", xb, xb)
+            d2 = best + np.einsum("ij,ij->i", xb, xb)
             np.maximum(d2, 0, out=d2)
-            inertia += np.bincount(labels, weights=w * d2, minlength=k)
+            inertia += member @ d2
     return sums, weights, inertia
 
 
@@ -84,13 +106,17 @@ def lloyd_pass(x: Any, sw: Any, centers: np.ndarray, with_inertia: bool = True) 
 
 
 def _labels_chunk(start: int, x: np.ndarray, centers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    c_sq = np.einsum("ij,ij->i", centers, centers)
+    minus_2c, c_sq = _centre_terms(centers)
+    index = np.arange(len(centers), dtype=np.float64)
     labels, dist = np.empty(len(x), np.int32), np.empty(len(x))
-    for s in row_blocks(len(x), _BLOCK):
-        d2 = _d2(x[s:s + _BLOCK], centers, c_sq)
-        lab = d2.argmin(axis=1)
-        labels[s:s + _BLOCK] = lab
-        dist[s:s + _BLOCK] = d2[np.arange(len(lab)), lab]
+    rows = _block_rows(len(centers))
+    for s in row_blocks(len(x), rows):
+        xb = x[s:s + rows]
+        member, best = _members(xb, minus_2c, c_sq)
+        labels[s:s + rows] = index @ member
+        d2 = best + np.einsum("ij,ij->i", xb, xb)
+        np.maximum(d2, 0, out=d2)
+        dist[s:s + rows] = d2
     return labels, dist
 
 
@@ -146,10 +172,16 @@ def relocate_empty(x: Any, sw: Any, centers: np.ndarray, sums: np.ndarray, weigh
 
 # ---------------------------------------------------------------- initialisation passes
 def _closest_chunk(start: int, x: np.ndarray, closest: np.ndarray, centers: np.ndarray) -> np.ndarray:
-    c_sq = np.einsum("ij,ij->i", centers, centers)
+    minus_2c, c_sq = _centre_terms(centers)
     out = closest.copy()
-    for s in row_blocks(len(x), _BLOCK):
-        np.minimum(out[s:s + _BLOCK], _d2(x[s:s + _BLOCK], centers, c_sq).min(axis=1), out=out[s:s + _BLOCK])
+    rows = _block_rows(len(centers))
+    for s in row_blocks(len(x), rows):
+        xb = x[s:s + rows]
+        dist_t = minus_2c @ xb.T
+        dist_t += c_sq
+        d2 = np.minimum.reduce(dist_t, axis=0) + np.einsum("ij,ij->i", xb, xb)
+        np.maximum(d2, 0, out=d2)  # rounding
+        np.minimum(out[s:s + rows], d2, out=out[s:s + rows])
     return out
 
 

@@ -2,9 +2,11 @@
 
 Solvers (chosen as scikit-learn chooses them with ``'auto'``):
 
-- ``'covariance_eigh'``: the ``p x p`` scatter matrix ``Xc^T Xc`` is a sum
-  over row chunks (a tree reduction); its eigendecomposition is small and
-  runs on the client. Best for tall and skinny data.
+- ``'covariance_eigh'``: one pass over the rows gives, per chunk, ``X^T X``
+  and the column sums, summed in a tree; the client forms the covariance
+  ``(X^T X - n mean mean^T) / (n - 1)`` as scikit-learn does and takes its
+  (small) eigendecomposition. The data is never centered. Best for tall and
+  skinny data.
 - ``'full'``: TSQR SVD (``mt.linalg.svd``) of the centered data: each row
   chunk is QR-factored where it lives, only the small R factors meet.
 - ``'randomized'``: ``mt.linalg.randomized_svd`` (Halko et al.), chunked
@@ -20,12 +22,26 @@ import math
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
 from sklearn.utils.extmath import svd_flip
 
 from ... import tensor as mt
 from ...tensor.core import Tensor
-from ..base import as_float, as_tensor, check_fitted, fetch_all, known_rows, to_float, validate_data
+from .._rowops import row_reduce
+from ..base import (
+    as_float,
+    as_tensor,
+    check_fitted,
+    fetch,
+    fetch_all,
+    known_rows,
+    to_float,
+    validate_data,
+)
 
 __all__ = ["PCA", "flip_rows"]
 
@@ -61,6 +77,23 @@ def _auto_solver(n_components: Any, n_samples: int, n_features: int) -> str:
     if isinstance(n_components, (int, np.integer)) and 1 <= n_components < 0.8 * min(n_samples, n_features):
         return "randomized"
     return "full"
+
+
+def _gram_and_sums(start: int, x: np.ndarray) -> np.ndarray:
+    """``[X^T X | column sums]`` of one row chunk: BLAS for both (``ones @ X`` reads the chunk once, fast)."""
+    return np.hstack([x.T @ x, (np.ones(len(x), dtype=x.dtype) @ x)[:, None]])
+
+
+def _covariance_eigh(x: Tensor, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, singular values and ``Vt`` of the centered ``x`` from its covariance (one pass over the rows)."""
+    p = int(x.shape[1])
+    stats = fetch(row_reduce(_gram_and_sums, x, shape=(p, p + 1), dtype=x.dtype))
+    mean = stats[:, p] / n
+    cov = stats[:, :p] - n * mean[:, None] * mean[None, :]
+    cov /= max(n - 1, 1)
+    values, vectors = np.linalg.eigh(cov)
+    values = np.clip(values[::-1], 0.0, None)
+    return mean, np.sqrt(values * max(n - 1, 1)), vectors[:, ::-1].T
 
 
 def _chosen_count(n_components: Any, variance: np.ndarray, n_samples: int) -> int:
@@ -118,22 +151,18 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if solver == "randomized" and n < 2:
             raise ValueError(f"PCA with svd_solver='randomized' needs at least 2 samples, got n_samples={n}")
         self._fit_svd_solver = solver
+        if solver == "covariance_eigh":
+            self._fit_full(*_covariance_eigh(x, n), n, p)
+            return self
         mean = x.mean(axis=0)
         centered = x - mean
         if solver == "randomized":
             self._fit_randomized(centered, mean, n, p)
         else:
-            self._fit_full(centered, mean, solver, n, p)
+            self._fit_full(*fetch_all(mean, *mt.linalg.svd(centered)[1:]), n, p)
         return self
 
-    def _fit_full(self, centered: Tensor, mean: Tensor, solver: str, n: int, p: int) -> None:
-        if solver == "covariance_eigh":
-            mean, scatter = fetch_all(mean, centered.T @ centered)
-            values, vectors = np.linalg.eigh(scatter)
-            values, vt = np.clip(values[::-1], 0.0, None), vectors[:, ::-1].T
-            s = np.sqrt(values)
-        else:
-            mean, s, vt = fetch_all(mean, *mt.linalg.svd(centered)[1:])
+    def _fit_full(self, mean: np.ndarray, s: np.ndarray, vt: np.ndarray, n: int, p: int) -> None:
         vt = flip_rows(vt)
         variance = s ** 2 / max(n - 1, 1)
         total = variance.sum()

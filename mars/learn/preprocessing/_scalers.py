@@ -17,8 +17,16 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
 from ... import tensor as mt
 from ...tensor.core import Tensor
-from ..base import as_float, as_tensor, check_fitted, fetch_all, known_rows, validate_data
-
+from .._rowops import row_blocks, row_reduce
+from ..base import (
+    as_float,
+    as_tensor,
+    check_fitted,
+    fetch,
+    fetch_all,
+    known_rows,
+    validate_data,
+)
 
 __all__ = ["MaxAbsScaler", "MinMaxScaler", "RobustScaler", "StandardScaler"]
 
@@ -59,20 +67,75 @@ def _as_1d_weights(sample_weight: Any, n_rows: Any) -> Tensor:
     return w
 
 
-def _batch_moments(x: Tensor, sample_weight: Any) -> tuple[Tensor, Tensor, Tensor]:
-    """Per column: the weight of the non-NaN values, their mean and their (biased) variance, lazily."""
-    x = x.astype(np.float64)
-    valid = ~mt.isnan(x)
-    if sample_weight is None:
-        weights = valid.astype(np.float64)
+_BLOCK = 8192
+
+
+def _block_moments(xb: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Rows ``[weight, m0, mean - m0, M2]`` of one cache-sized block (two passes over it, in cache).
+
+    ``m0`` is the first pass's mean, the second pass's deviations correct its rounding; both are kept, so
+    that merging blocks of data far from 0 (``1e8 + noise``) subtracts close numbers exactly. NaNs are
+    skipped; a column without values gets weight 0 and zeros.
+    """
+    xb = xb.astype(np.float64, copy=False)
+    total = w @ xb
+    nan = np.isnan(xb) if np.isnan(total).any() else None
+    if nan is None:
+        count = np.full(xb.shape[1], w.sum())
     else:
-        w = _as_1d_weights(sample_weight, x.shape[0]).astype(np.float64)
-        weights = mt.where(valid, w[:, None], 0.0)
-    n = weights.sum(axis=0)
-    filled = mt.where(valid, x, 0.0)
-    mean = (filled * weights).sum(axis=0) / n
-    var = (weights * (filled - mean) ** 2).sum(axis=0) / n
-    return n, mean, var
+        xb = np.where(nan, 0.0, xb)
+        count = w @ ~nan
+        total = w @ xb
+    safe = np.where(count > 0, count, 1.0)
+    m0 = total / safe
+    dev = xb - m0
+    if nan is not None:
+        dev[nan] = 0.0
+    shift = (w @ dev) / safe
+    np.square(dev, out=dev)
+    return np.stack([count, m0, shift, w @ dev - shift * shift * count])
+
+
+def _merge_blocks(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Two ``[weight, m0, mean - m0, M2]`` partials combined (Chan et al.), keeping ``a``'s ``m0`` (``b``'s where
+    ``a`` is empty); the ``m0`` of data far from 0 are close, so their difference is exact."""
+    n = a[0] + b[0]
+    frac = b[0] / np.where(n > 0, n, 1.0)
+    delta = (b[1] - a[1]) + (b[2] - a[2])
+    a_empty = a[0] == 0
+    return np.stack([n, np.where(a_empty, b[1], a[1]), np.where(a_empty, b[2], a[2] + delta * frac),
+                     a[3] + b[3] + delta ** 2 * a[0] * frac])
+
+
+def _moments_chunk(start: int, x: np.ndarray, *rest: Any) -> np.ndarray:
+    """``[weight, m0, mean - m0, M2]`` per column of one row chunk (``rest``: its sample weights, if any)."""
+    acc = np.zeros((4, x.shape[1]))
+    for s in row_blocks(len(x), _BLOCK):
+        w = rest[0][s:s + _BLOCK].astype(np.float64) if rest else np.ones(min(_BLOCK, len(x) - s))
+        acc = _merge_blocks(acc, _block_moments(x[s:s + _BLOCK], w))
+    return acc
+
+
+def _merge_partials(*parts: np.ndarray) -> np.ndarray:
+    acc = parts[0]
+    for p in parts[1:]:
+        acc = _merge_blocks(acc, p)
+    return acc
+
+
+def _batch_moments(x: Tensor, sample_weight: Any) -> Tensor:
+    """Per column, lazily: the weight of the non-NaN values, their mean and their (biased) variance, as the
+    rows of one ``(3, n_features)`` tensor; one pass over the rows."""
+    aligned = [] if sample_weight is None else [_as_1d_weights(sample_weight, x.shape[0])]
+    return row_reduce(_moments_chunk, x, shape=(3, x.shape[1]), aligned=aligned, combine=_merge_partials,
+                      finish=_moments_finish)
+
+
+def _moments_finish(stats: np.ndarray) -> np.ndarray:
+    n, m0, shift, m2 = stats
+    with np.errstate(invalid="ignore", divide="ignore"):
+        empty = n == 0
+        return np.stack([n, np.where(empty, np.nan, m0 + shift), np.where(empty, np.nan, m2 / n)])
 
 
 def _merge_moments(old: tuple, new: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,7 +186,7 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """Update the statistics with one more batch of rows."""
         first = not hasattr(self, "n_samples_seen_")
         x = _fit_input(self, X, reset=first)
-        n_b, mean_b, var_b = fetch_all(*_batch_moments(x, sample_weight))
+        n_b, mean_b, var_b = fetch(_batch_moments(x, sample_weight))
         if sample_weight is None:
             n_b = np.rint(n_b).astype(np.int64)
         elif n_b.size and not n_b.any():
