@@ -26,8 +26,11 @@ BEGIN, END = "<!-- left-out: begin (python -m mars.tensor.leftout) -->", "<!-- l
 
 
 def public_names(module: ModuleType) -> list[str]:
+    # numpy's __all__, where it has one: another library imported first may add attributes to numpy's
+    # namespace (importing scikit-learn leaves an np.expm1x behind), which are not numpy's API
+    listed = set(getattr(module, "__all__", dir(module)))
     names = []
-    for name in dir(module):
+    for name in sorted(set(dir(module)) & listed):
         if name.startswith("_") or name in NOT_API or name in DEPRECATED:
             continue
         with warnings.catch_warnings():
