@@ -105,6 +105,8 @@ def verdicts(fig: dict[str, Any], threads: int) -> list[tuple[str, bool]]:
 def report(fig: dict[str, Any], threads: int, shape: tuple[int, int]) -> None:
     cols = ["mars", "numpy-1thread", "numpy-default", "dask"]
     print(f"matrix: {shape[0]:,} x {shape[1]} float64 in 10 row chunks   threads: {threads}   (seconds; best of runs)")
+    # other work on the machine slows every column, not always alike: the figures are comparable only at a low load
+    print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     print(f"{'workload':<10}" + "".join(f"{c:>15}" for c in cols) + f"{'mars/dask':>11}{'mars/(np/cores)':>17}")
     for name in CASES:
         cells = []

@@ -269,3 +269,15 @@ def test_tensorinv_tensorsolve():
     b3 = RS.rand(2, 3)
     assert_eq(mt.linalg.tensorsolve(mt.tensor(a3, chunk_size=2), b3, axes=(0,)),
               np.linalg.tensorsolve(a3, b3, axes=(0,)), rtol=1e-9)
+
+
+@pytest.mark.parametrize("chunk_size", [(100, 70), ((80, 120), 70), ((30, 170), 70)])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_tsqr_with_more_columns_than_one_block_of_reflectors(chunk_size, mode, dtype):
+    # 70 columns: a chunk's reflectors span two of geqrt's blocks of 64 (and a 30-row chunk is shorter than wide)
+    a = RS.rand(200, 70)
+    if dtype is np.complex128:
+        a = a + 1j * RS.rand(200, 70)
+    q, r = mt.linalg.qr(mt.tensor(a, chunk_size=chunk_size), mode=mode)
+    _check_qr(a, q.fetch(), r.fetch(), mode)

@@ -1,11 +1,11 @@
 """QR decomposition of tall-and-skinny matrices by TSQR, in one pass over the row chunks.
 
 The columns are gathered into one chunk. Each row chunk ``A_i`` is factored
-locally (LAPACK's geqrf: ``A_i = H_i [R_i; 0]``, with ``H_i`` kept as
+locally (LAPACK's geqrt: ``A_i = H_i [R_i; 0]``, with ``H_i`` kept as
 Householder reflectors, not formed); the small ``R_i`` are stacked and
 factored again in a second stage (``[R_0; R_1; ...] = Q2 R``); each block of
 the result is ``Q_i = H_i [Q2_i; 0]``, applying the reflectors to the
-matching rows of ``Q2`` (ormqr): no local Q is ever formed and multiplied.
+matching rows of ``Q2`` (gemqrt): no local Q is ever formed and multiplied.
 The second stage's input is at most ``n`` rows per chunk, whatever the
 number of rows of ``A``. A row chunk shorter than ``n`` works too (its
 ``R_i`` has fewer rows), so any row chunking is accepted.
@@ -21,6 +21,7 @@ The SVD (``svd.py``) shares the first and last stages.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Generator, Sequence
 
@@ -29,31 +30,35 @@ import numpy as np
 from ...core.operator import Tiled
 from ..base.reshape import known_sizes, rechunked
 from ..core import Tensor, TensorData, TensorOperator, tensor_data
-from .whole import QRResult, TensorWholeMatrix, as_stacked_matrix, probe, whole_chunk_outputs, whole_matrix
+from .whole import (QRResult, TensorWholeMatrix, as_stacked_matrix, probe, scipy_linalg, whole_chunk_outputs,
+                    whole_matrix)
 
 __all__ = ["qr"]
 
-#: LAPACK's largest block size for ormqr, which sizes its workspace
+#: the block size of the local QR (geqrt): its reflectors are applied 64 at a time, as one block reflector
 _NB = 64
 
 
 # ----------------------------------------------------------------- chunk ops
 class TSQRLocal(TensorOperator):
-    """Householder QR of one row chunk: outputs the reflectors, their scales ``tau`` and ``R_i``."""
+    """Householder QR of one row chunk: outputs the reflectors, their blocks' triangular factors and ``R_i``.
+
+    LAPACK's geqrt, not geqrf: it factors each block of columns recursively,
+    mostly by matrix products, where geqrf's column-by-column panels
+    stream the whole tall chunk through memory for every column (2-3x
+    slower on a chunk of 100 columns). The reflectors are the same.
+    """
 
     params = ("dtype",)
     blas = True
 
     def execute(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        a = np.array(x, dtype=self.dtype, order="F")  # a copy of our own: geqrf writes over it
-        from scipy.linalg import get_lapack_funcs  # scipy loads on first use: import mars.tensor stays quick
-
-        geqrf, geqrf_lwork = get_lapack_funcs(("geqrf", "geqrf_lwork"), dtype=self.dtype)
-        work, _ = geqrf_lwork(*a.shape)
-        factors, tau, _, info = geqrf(a, lwork=max(1, int(np.real(work))), overwrite_a=True)
-        _check_info(info, "geqrf")
-        k = min(a.shape)
-        return factors, tau, np.triu(factors[:k])
+        a = np.array(x, dtype=self.dtype, order="F")  # a copy of our own: geqrt writes over it
+        (m, n), k = a.shape, min(a.shape)
+        nb = min(k, _NB)
+        t = np.empty((nb, k), dtype=self.dtype, order="F")
+        _lapack("geqrt", a.dtype, m, n, nb, a, m, t, nb, np.empty(nb * n, dtype=self.dtype))
+        return a, t, np.triu(a[:k])
 
 
 class TSQRApplyQ(TensorOperator):
@@ -62,10 +67,10 @@ class TSQRApplyQ(TensorOperator):
     params = ("dtype",)
     blas = True
 
-    def execute(self, factors: np.ndarray, tau: np.ndarray, w: np.ndarray) -> np.ndarray:
-        c = np.zeros((factors.shape[0], w.shape[1]), dtype=self.dtype, order="F")
-        c[:w.shape[0]] = w
-        return _apply_reflectors(factors, tau, c)
+    def execute(self, factors: np.ndarray, t: np.ndarray, w: np.ndarray) -> np.ndarray:
+        ct = np.zeros((w.shape[1], factors.shape[0]), dtype=self.dtype, order="F")
+        ct[:, :w.shape[0]] = w.T
+        return _apply_reflectors(factors, t, ct)
 
 
 class TSQRComplement(TensorOperator):
@@ -74,11 +79,11 @@ class TSQRComplement(TensorOperator):
     params = ("dtype",)
     blas = True
 
-    def execute(self, factors: np.ndarray, tau: np.ndarray) -> np.ndarray:
-        rows, k = factors.shape[0], tau.shape[0]
-        c = np.zeros((rows, rows - k), dtype=self.dtype, order="F")
-        c[k:] = np.eye(rows - k, dtype=self.dtype)
-        return _apply_reflectors(factors, tau, c)
+    def execute(self, factors: np.ndarray, t: np.ndarray) -> np.ndarray:
+        rows, k = factors.shape[0], t.shape[1]
+        ct = np.zeros((rows - k, rows), dtype=self.dtype, order="F")
+        ct[:, k:] = np.eye(rows - k, dtype=self.dtype)
+        return _apply_reflectors(factors, t, ct)
 
 
 class TSQRStackQR(TensorOperator):
@@ -104,16 +109,58 @@ class ZerosBlock(TensorOperator):
         return np.zeros(self.shape, dtype=self.dtype)
 
 
-def _apply_reflectors(factors: np.ndarray, tau: np.ndarray, c: np.ndarray) -> np.ndarray:
-    name = "unmqr" if np.iscomplexobj(factors) else "ormqr"
-    from scipy.linalg import get_lapack_funcs
+def _apply_reflectors(factors: np.ndarray, t: np.ndarray, ct: np.ndarray) -> np.ndarray:
+    """``H C`` in C order, given ``ct``: the transpose of ``C`` (Fortran order), which is overwritten.
 
-    (ormqr,) = get_lapack_funcs((name,), dtype=factors.dtype)
-    k = tau.shape[0]
-    lwork = max(1, c.shape[1] * _NB + (_NB + 1) * _NB)
-    out, _, info = ormqr("L", "N", factors[:, :k], tau, c, lwork, overwrite_c=True)
-    _check_info(info, name)
-    return out
+    It is computed transposed, ``(H C)^T = C^T H^T`` (gemqrt from the right),
+    so that the result's Fortran-order transpose is the C-order ``H C``: a
+    Q assembled from C-order blocks is a plain copy, where Fortran-order
+    blocks cost a strided one. For complex values, ``conj(C^T) H^H``.
+    """
+    complex_ = np.iscomplexobj(factors)
+    if complex_:
+        np.conjugate(ct, out=ct)
+    (nb, k), (rows, cols) = t.shape, ct.shape
+    _lapack("gemqrt", ct.dtype, b"R", b"C" if complex_ else b"T", rows, cols, k, nb, np.asfortranarray(factors),
+            cols, np.asfortranarray(t), nb, ct, rows, np.empty(rows * nb, dtype=ct.dtype))
+    if complex_:
+        np.conjugate(ct, out=ct)
+    return ct.T
+
+
+#: LAPACK's prefix for each dtype
+_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d", np.dtype(np.complex64): "c",
+           np.dtype(np.complex128): "z"}
+
+
+def _lapack(routine: str, dtype: np.dtype, *args: Any) -> None:
+    """LAPACK's ``routine`` for ``dtype`` on ``args``, each passed by reference (``info`` is added here).
+
+    Called through ctypes, which lets go of the GIL during the call, where
+    scipy's own geqrt and gemqrt hold it: chunk threads then factor side by
+    side instead of taking turns. Arrays must be Fortran-ordered.
+    """
+    import ctypes
+
+    info = ctypes.c_int(0)
+    refs = [a.ctypes.data if isinstance(a, np.ndarray) else
+            ctypes.byref(ctypes.c_char(a) if isinstance(a, bytes) else ctypes.c_int(a)) for a in args]
+    _lapack_function(_PREFIX[np.dtype(dtype)] + routine, len(args) + 1)(*refs, ctypes.byref(info))
+    _check_info(info.value, routine)
+
+
+@functools.cache
+def _lapack_function(name: str, n_args: int) -> Any:
+    """The LAPACK function ``name`` that scipy exports to Cython (scipy.linalg.cython_lapack), for ctypes."""
+    import ctypes
+
+    from scipy.linalg import cython_lapack  # scipy loads on first use: import mars.tensor stays quick
+
+    capsule = cython_lapack.__pyx_capi__[name]
+    capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
+    pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", ctypes.pythonapi))
+    return ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * n_args)(pointer(capsule, capsule_name(capsule)))
 
 
 def _check_info(info: int, routine: str) -> None:
@@ -130,6 +177,9 @@ def row_blocks(x: np.ndarray, splits: Sequence[int]) -> list[np.ndarray]:
 # ----------------------------------------------------------------- tiling, shared with the SVD
 def tall_chunks(a: TensorData) -> Generator[Any, Any, TensorData]:
     """``a`` with its columns in one chunk and no empty row chunks."""
+    # loaded now, before the run limits each BLAS library's threads: one loaded during the run would keep
+    # all its threads in every chunk thread (oversubscribed cores made a first run several times slower)
+    scipy_linalg()
     yield from known_sizes([a])
     rows = tuple(s for s in a.nsplits[0] if s) or (a.shape[0],)
     if 0 in a.shape:  # nothing to factor: numpy's empty results, from one chunk
@@ -138,13 +188,13 @@ def tall_chunks(a: TensorData) -> Generator[Any, Any, TensorData]:
 
 
 def local_stage(a: TensorData, dtype: np.dtype) -> tuple[list[tuple], list[int]]:
-    """TSQR's first stage on each row chunk: ``(factors, tau, R_i)`` chunks, and the rows of each ``R_i``."""
+    """TSQR's first stage on each row chunk: ``(factors, t, R_i)`` chunks, and the rows of each ``R_i``."""
     n = a.shape[1]
     made, ks = [], []
     for c in a.chunks:
         rows, k = c.shape[0], min(c.shape[0], n)
         kws = [dict(index=c.index, shape=(rows, n), dtype=dtype, order="F"),
-               dict(index=c.index[:1], shape=(k,), dtype=dtype, order="C"),
+               dict(index=c.index, shape=(min(k, _NB), k), dtype=dtype, order="F"),
                dict(index=c.index, shape=(k, n), dtype=dtype, order="C")]
         made.append(tuple(TSQRLocal(dtype=dtype).new_chunks([c], kws)))
         ks.append(k)
@@ -154,17 +204,17 @@ def local_stage(a: TensorData, dtype: np.dtype) -> tuple[list[tuple], list[int]]
 def q_chunks(locals_: Sequence[tuple], ws: Sequence[Any], dtype: np.dtype, complete: bool) -> tuple[list, tuple]:
     """The blocks of Q (or U) from the first stage's reflectors and the second stage's blocks ``ws``."""
     width = ws[0].shape[1]
-    extra = [(i, f.shape[0] - t.shape[0]) for i, (f, t, _) in enumerate(locals_) if f.shape[0] > t.shape[0]]
+    extra = [(i, f.shape[0] - t.shape[1]) for i, (f, t, _) in enumerate(locals_) if f.shape[0] > t.shape[1]]
     extra = extra if complete else []
     chunks = []
-    for i, ((factors, tau, _), w) in enumerate(zip(locals_, ws)):
+    for i, ((factors, t, _), w) in enumerate(zip(locals_, ws)):
         rows = factors.shape[0]
-        chunks.append(TSQRApplyQ(dtype=dtype).new_chunk([factors, tau, w], index=(i, 0), shape=(rows, width),
-                                                        dtype=dtype, order="F"))
+        chunks.append(TSQRApplyQ(dtype=dtype).new_chunk([factors, t, w], index=(i, 0), shape=(rows, width),
+                                                        dtype=dtype, order="C"))
         for col, (j, n_extra) in enumerate(extra, start=1):
-            meta = dict(index=(i, col), shape=(rows, n_extra), dtype=dtype, order="F")
+            meta = dict(index=(i, col), shape=(rows, n_extra), dtype=dtype, order="C")
             if i == j:
-                chunks.append(TSQRComplement(dtype=dtype).new_chunk([factors, tau], **meta))
+                chunks.append(TSQRComplement(dtype=dtype).new_chunk([factors, t], **meta))
             else:
                 chunks.append(ZerosBlock(shape=(rows, n_extra), dtype=dtype).new_chunk([], **meta))
     nsplits = (tuple(f.shape[0] for f, _, _ in locals_), (width,) + tuple(n for _, n in extra))
