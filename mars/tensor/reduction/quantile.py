@@ -58,6 +58,19 @@ def _quantile(t: Tensor, q: Any, axis: Any, keepdims: bool) -> Tensor:
     return result.astype(dtype, copy=False)
 
 
+def _check_args(name: str, q: Any, axis: Any, out: Any, method: str) -> None:
+    """numpy's checks of a quantile call, and what this quantile does not offer, named."""
+    if method != "linear":
+        raise NotImplementedError(f"{name} method {method!r} is not supported; only 'linear'")
+    if out is not None:
+        raise NotImplementedError(f"{name}(out=...) is not supported; assign the result instead")
+    qa = np.asarray(q, dtype=np.float64)
+    if np.any((qa < 0) | (qa > 1)):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    if isinstance(axis, (tuple, list)):
+        raise NotImplementedError(f"{name} over several axes is not supported; pass one axis or None")
+
+
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
              method: str = "linear", keepdims: bool = False) -> Tensor:
     """The ``q``-th quantiles along ``axis`` (``method='linear'``), as ``np.quantile``.
@@ -66,15 +79,7 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     >>> float(mt.quantile(mt.arange(10, chunk_size=3), 0.25))
     2.25
     """
-    if method != "linear":
-        raise NotImplementedError(f"quantile method {method!r} is not supported; only 'linear'")
-    if out is not None:
-        raise NotImplementedError("quantile(out=...) is not supported; assign the result instead")
-    qa = np.asarray(q, dtype=np.float64)
-    if np.any((qa < 0) | (qa > 1)):
-        raise ValueError("Quantiles must be in the range [0, 1]")
-    if isinstance(axis, (tuple, list)):
-        raise NotImplementedError("quantile over several axes is not supported; pass one axis or None")
+    _check_args("quantile", q, axis, out, method)
     return _quantile(astensor(a), q, axis, keepdims)
 
 
@@ -119,15 +124,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_inp
     >>> float(mt.nanquantile(mt.tensor([1.0, mt.nan, 3.0, 2.0]), 0.5))
     2.0
     """
-    if method != "linear":
-        raise NotImplementedError(f"nanquantile method {method!r} is not supported; only 'linear'")
-    if out is not None:
-        raise NotImplementedError("nanquantile(out=...) is not supported; assign the result instead")
-    qa = np.asarray(q, dtype=np.float64)
-    if np.any((qa < 0) | (qa > 1)):
-        raise ValueError("Quantiles must be in the range [0, 1]")
-    if isinstance(axis, (tuple, list)):
-        raise NotImplementedError("nanquantile over several axes is not supported; pass one axis or None")
+    _check_args("nanquantile", q, axis, out, method)
     t = astensor(a)
     if t.dtype.kind not in "fc":
         return quantile(t, q, axis=axis, keepdims=keepdims)
