@@ -29,7 +29,7 @@ from ..execution.api import EXECUTION_UID
 from ..execution.profiler import Profile, merge_profiles
 from ..execution.stream import MAX_BATCH, SPILL, StreamEvent
 from . import metrics
-from .routes import API_KEY
+from .routes import API_KEY, query_limit
 from .wire import BadRequest
 
 logger = logging.getLogger(__name__)
@@ -179,14 +179,7 @@ def _since(request: web.Request) -> float:
 
 
 def _stream_limit(request: web.Request) -> int:
-    raw = request.query.get("limit", str(MAX_BATCH))
-    try:
-        limit = int(raw)
-    except ValueError:
-        raise BadRequest(f"limit must be a whole number of events, got {raw!r}") from None
-    if not 1 <= limit <= MAX_BATCH:
-        raise BadRequest(f"limit must be between 1 and {MAX_BATCH}, got {limit}")
-    return limit
+    return query_limit(request, default=MAX_BATCH, most=MAX_BATCH, least=1, what="events")
 
 
 @routes.get("/api/sessions/{sid}/tasks/{tid}/stream")

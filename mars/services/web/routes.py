@@ -268,21 +268,23 @@ async def worker(request: web.Request) -> web.StreamResponse:
     return web.json_response(await _api(request).get_worker(request.match_info["address"]))
 
 
-def _limit(request: web.Request, default: int = 200, most: int = 10_000) -> int:
+def query_limit(request: web.Request, default: int = 200, most: int = 10_000, least: int = 0,
+                what: str = "records") -> int:
+    """The ``limit=`` query: a whole number of ``what`` in ``[least, most]`` (``default`` when absent)."""
     raw = request.query.get("limit", str(default))
     try:
         limit = int(raw)
     except ValueError:
-        raise BadRequest(f"limit must be a whole number of records, got {raw!r}") from None
-    if not 0 <= limit <= most:
-        raise BadRequest(f"limit must be between 0 and {most}, got {limit}")
+        raise BadRequest(f"limit must be a whole number of {what}, got {raw!r}") from None
+    if not least <= limit <= most:
+        raise BadRequest(f"limit must be between {least} and {most}, got {limit}")
     return limit
 
 
 @routes.get("/api/cluster/{kind:workers|supervisors}/{address}/logs")
 async def node_logs(request: web.Request) -> web.StreamResponse:
     kind, address = request.match_info["kind"][:-1], request.match_info["address"]
-    return web.json_response(await _api(request).get_node_logs(kind, address, _limit(request)))
+    return web.json_response(await _api(request).get_node_logs(kind, address, query_limit(request)))
 
 
 @routes.get("/api/cluster/{kind:workers|supervisors}/{address}/stacks")
