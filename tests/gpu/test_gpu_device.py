@@ -97,6 +97,39 @@ def test_worker_gpu_slot_runs_gpu_subtasks_and_reports_its_device():
         assert gpus and gpus[0]["memory_total"] > 0 and gpus[0]["name"]
 
 
+def test_gpu_results_stay_on_the_device_until_something_elsewhere_reads_them():
+    from mars.deploy.local import new_cluster
+
+    x = RS.rand(1500, 1000)  # 12 MB: stored in device memory, not as an inline value
+    with new_cluster(n_worker=1, n_cpu=2, cuda_devices="auto", n_io_process=1) as cluster:
+        g = mt.tensor(x, chunk_size=500).to_gpu() * 2
+        g.execute()
+        held = _worker_field(cluster, "storage_device_bytes", lambda v: v and v >= x.nbytes)
+        assert held >= x.nbytes  # on the device only: no host copy was made
+        np.testing.assert_allclose((g + 1).sum().execute().fetch(), (x * 2 + 1).sum())  # GPU reads GPU in place
+        np.testing.assert_allclose((g.to_cpu() - 1).execute().fetch(), x * 2 - 1)  # CPU slots read host copies
+        np.testing.assert_allclose(g.fetch(), x * 2)
+        del g
+        _worker_field(cluster, "storage_device_bytes", lambda v: not v)
+
+
+def _worker_field(cluster, name: str, ok, timeout: float = 15.0):
+    """The worker's ``name`` figure from the web API once ``ok(value)`` (heartbeats carry it: a second or so)."""
+    import time
+
+    deadline = time.time() + timeout
+    value = None
+    while time.time() < deadline:
+        request = urllib.request.Request(f"{cluster.web_address}/api/cluster/workers",
+                                         headers={"Authorization": f"Bearer {cluster.token}"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            value = json.loads(response.read())[0].get(name)
+        if ok(value):
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"{name} stayed {value!r}")
+
+
 def _gpu_stats(cluster) -> list[dict]:
     import time
 

@@ -102,6 +102,8 @@ class SlotOutcome:
     copies: list[Any] = field(default_factory=list)
     #: unix time the slot began the subtask (the task stream's bar starts there); 0.0: unknown
     started: float = 0.0
+    #: ``(session, device descriptor, host copy)`` of chunks a GPU slot moved out of device memory meanwhile
+    moved: list[Any] = field(default_factory=list)
 
 
 class SlotDied(ServiceError):

@@ -21,7 +21,8 @@ from ... import oscar as mo
 from ...core.device import is_device_array, run_op, to_host
 from ...serialization import serialize
 from ..storage.api import fetch_values
-from ..storage.shm import get_object, put_object
+from ..storage.device import holder_name
+from ..storage.shm import INLINE_BELOW, StoredObject, get_object, put_object
 from .api import ChunkFunctionExit, SlotOutcome, SubtaskSpec, op_name
 from .devicecache import DEVICE_CACHE
 from .profiler import Profile, StackSampler
@@ -56,7 +57,18 @@ class SlotRunnerActor(mo.Actor):
         remote = await self._fetch_remote(specs)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix, self._cancelled,
-                                          self._sampler)
+                                          self._sampler, holder_name(self.address, self.uid))
+
+    @mo.no_lock
+    async def host_copies(self, keys: list[str]) -> list[StoredObject]:
+        """Host copies of chunks this GPU slot holds only in device memory (see devicecache); KeyError if gone."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, lambda: [DEVICE_CACHE.host_copy(k, self._prefix) for k in keys])
+
+    @mo.no_lock
+    def drop_device(self, keys: list[str]) -> None:
+        """Free the device memory of chunks the worker forgot."""
+        DEVICE_CACHE.drop(keys)
 
     async def _fetch_from(self, session_id: str, worker: str, transfer: list[str], keys: list[str]) -> list[Any]:
         """The values of ``keys`` from another worker; failing that, the error in place of each."""
@@ -105,11 +117,13 @@ class SlotRunnerActor(mo.Actor):
 
 
 def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
-               cancelled: set[tuple[str, str]], sampler: StackSampler | None = None) -> list[SlotOutcome]:
+               cancelled: set[tuple[str, str]], sampler: StackSampler | None = None,
+               holder: str | None = None) -> list[SlotOutcome]:
     """Run ``specs`` in order; a spec may read what an earlier one in the batch made (a chained graph).
 
     ``cancelled`` (filled by the actor's loop meanwhile) names tasks whose
-    specs are skipped from then on: they get no outcome.
+    specs are skipped from then on: they get no outcome. ``holder`` names
+    this slot in the descriptors of chunks it keeps in device memory.
     """
     made: dict[str, Any] = {}
     failed: set[str] = set()
@@ -123,8 +137,9 @@ def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
                 continue
             if sampler is not None:
                 sampler.enter(spec.session_id, spec.task_id, spec.subtask.op)
-            outcome = _run_one(spec, remote, prefix, made)
+            outcome = _run_one(spec, remote, prefix, made, holder)
             outcome.copies = _copy_remote(spec, remote, prefix, copied)
+            outcome.moved = DEVICE_CACHE.take_moved() if holder is not None else []
             outcomes.append(outcome)
             if outcome.error is not None and spec.chained:
                 failed.add(spec.task_id)
@@ -142,7 +157,8 @@ class InputLost:
         self.worker, self.error = worker, error
 
 
-def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[str, Any]) -> SlotOutcome:
+def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[str, Any],
+             holder: str | None = None) -> SlotOutcome:
     st = spec.subtask
     started = time.perf_counter()
     began = time.time()
@@ -151,10 +167,9 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(lost.error))
     try:
         read: dict[str, Any] = {}  # a key read twice is one object (x @ x.T can then use BLAS's symmetric product)
-        on_device = st.gpu
         for key in st.input_keys:
             if key not in read:
-                held = DEVICE_CACHE.get(key) if on_device else None
+                held = DEVICE_CACHE.get(key) if holder is not None else None
                 read[key] = held if held is not None else made[key] if key in made else _input(spec, key, remote)
         inputs = [read[key] for key in st.input_keys]
         del read
@@ -163,7 +178,7 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
         values = (result,) if len(st.output_keys) == 1 else tuple(result)
         if spec.chained:
             made.update(zip(st.output_keys, values))
-        descs = [_put(k, v, prefix) for k, v in zip(st.output_keys, values)]
+        descs = [_put(k, v, prefix, spec.session_id, holder) for k, v in zip(st.output_keys, values)]
         shapes = [_shape_of(v) for v in values]
     except Exception as e:  # noqa: BLE001 - a user's chunk function may raise anything; the report carries it
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(e), traceback=traceback.format_exc(),
@@ -174,11 +189,16 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
     return SlotOutcome(spec.index, spec.task_id, descs, shapes, duration=time.perf_counter() - started, started=began)
 
 
-def _put(key: str, value: Any, prefix: str) -> Any:
-    """Store an output in shared memory; a device array keeps its device copy here too (see devicecache)."""
+def _put(key: str, value: Any, prefix: str, session_id: str = "", holder: str | None = None) -> Any:
+    """Store an output: a device array stays in device memory (a descriptor naming ``holder``; see devicecache)
+    unless it is small enough to travel inline; anything else in shared memory (a shuffle's tuples of pieces too)."""
     if is_device_array(value):
+        if holder is not None and value.nbytes >= INLINE_BELOW:
+            desc = DEVICE_CACHE.keep(key, value, session_id, holder, prefix)
+            if desc is not None:
+                return desc
         DEVICE_CACHE.put(key, value)
-    return put_object(key, to_host(value), prefix)  # tuples of device arrays (a shuffle's pieces) too
+    return put_object(key, to_host(value), prefix)
 
 
 def _exit_error(error: BaseException, op: Any) -> ChunkFunctionExit:

@@ -45,6 +45,7 @@ from ...oscar.mainpool import sub_pool_exit
 from ..errors import TaskCancelled
 from ..storage.cache import ChunkCache
 from ..storage.core import ChunkStore
+from ..storage.device import adopt_moved, drop_device, holder_name, host_descs
 from ..storage.shm import unlink_object, unlink_prefix
 from .api import OutputMeta, SlotDied, SlotOutcome, SubtaskReport, SubtaskSpec, op_name
 from .guard import MemoryGuard
@@ -377,9 +378,13 @@ class ExecutionActor(mo.Actor):
         crashed = False
         sent_at = time.time()
         try:
-            outcomes: list[SlotOutcome] = await slot.run(specs)
-            # the worker killed it just as it finished: its outcomes stand, the slot restarts
-            crashed = self._stopped(slot) is not None
+            lost = await self._inputs_on_host(specs, slot)
+            if lost is not None:
+                outcomes: list[SlotOutcome] = [SlotOutcome(s.index, s.task_id, error=lost) for s in specs]
+            else:
+                outcomes = await slot.run(specs)
+                # the worker killed it just as it finished: its outcomes stand, the slot restarts
+                crashed = self._stopped(slot) is not None
         except Exception as e:  # noqa: BLE001 - a slot process died or failed: every subtask in hand fails
             crashed = True
             error = self._stopped(slot)
@@ -406,6 +411,7 @@ class ExecutionActor(mo.Actor):
             outcome = by_id.get((spec.task_id, spec.index))
             if outcome is not None:  # none: skipped after an earlier failure in its chain
                 self._report(spec, reply_to, outcome)
+        adopt_moved(self._cache, [m for o in outcomes for m in o.moved])
         self._cache.release(hand.need.outputs)
         if crashed:
             self._sweep(slot)
@@ -413,6 +419,20 @@ class ExecutionActor(mo.Actor):
         else:
             self._lane_of(slot).free.append(slot)
         self._pump()
+
+    async def _inputs_on_host(self, specs: list[SubtaskSpec], slot: mo.ActorRef) -> BaseException | None:
+        """Give ``specs`` host copies of the inputs held in another GPU slot's device memory (a GPU slot reads
+        its own where they are); the error, naming the chunk, when one cannot be had."""
+        here = holder_name(slot.address, slot.uid)
+        try:
+            for spec in specs:
+                descs = list(spec.local_inputs.values())
+                if any(d.device is not None and d.device != here for d in descs):
+                    copies = await host_descs(self._cache, spec.session_id, descs, keep_on=here)
+                    spec.local_inputs = dict(zip(spec.local_inputs, copies))
+        except Exception as e:  # noqa: BLE001 - the subtasks fail with it; the slot carries on
+            return e
+        return None
 
     def _record(self, hand: InHand, sent_at: float, by_id: dict[tuple, SlotOutcome]) -> None:
         """Tell the task stream what the batch of ``hand`` ran, and the fetch it waited for first.
@@ -518,6 +538,7 @@ class ExecutionActor(mo.Actor):
             if (spec.session_id, spec.task_id) in self._cancelled:
                 for desc in outcome.descs:
                     unlink_object(desc)
+                drop_device(outcome.descs)
                 return
             self._cache.register(spec.session_id, outcome.descs)  # the same chunk made again: the old copy goes
             for desc, shape in zip(outcome.descs, outcome.shapes):

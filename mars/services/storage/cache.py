@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .core import ChunkStore
+from .device import drop_device
 from .shm import StoredObject, unlink_object
 from .spill import SpillDirs, SpillFailed
 
@@ -82,8 +83,10 @@ class ChunkCache:
     # ------------------------------------------------------------------ chunks
     def register(self, session_id: str, descs: list[StoredObject]) -> None:
         """Record chunks a slot stored; a chunk stored again frees its earlier copy."""
-        for old in self.store.put(session_id, descs):
+        replaced = self.store.put(session_id, descs)
+        for old in replaced:
             unlink_object(old)
+        drop_device(replaced)
         self.spill_if_needed()
 
     def read(self, session_id: str, keys: list[str]) -> list[StoredObject]:
@@ -103,6 +106,7 @@ class ChunkCache:
     def _free(self, descs: list[StoredObject]) -> None:
         for desc in descs:
             unlink_object(desc)
+        drop_device(descs)
         if descs:
             self._notify()
 
@@ -230,6 +234,8 @@ class ChunkCache:
         """``n_chunks``, ``memory_bytes``, ``disk_bytes``, and spilling figures."""
         figures = self.store.stats()
         figures["disk_bytes"] = self.store.disk_bytes
+        if self.store.device_bytes:
+            figures["device_bytes"] = self.store.device_bytes
         figures["spilled_bytes_total"] = self.spilled_total
         figures["n_spilled"] = self.n_spilled
         if self.limit is not None:

@@ -40,6 +40,7 @@ class ChunkStore:
         self._memory_bytes = 0
         self._shared_bytes = 0
         self._disk_bytes = 0
+        self._device_bytes = 0
         self._spilling_bytes = 0
         #: segment-backed chunks in memory, least recently used first
         self._lru: OrderedDict[_Key, None] = OrderedDict()
@@ -64,6 +65,8 @@ class ChunkStore:
                 self._forget(session_id, old)
                 if old.shm_name is not None and old.shm_name != desc.shm_name:
                     replaced.append(old)
+                elif old.device is not None and old.device != desc.device:
+                    replaced.append(old)  # its slot frees the device copy (the same slot replaced it already)
             chunks[desc.key] = desc
             self._count(session_id, desc)
         return replaced
@@ -135,6 +138,25 @@ class ChunkStore:
     def disk_bytes(self) -> int:
         """Bytes of the chunks spilled to disk."""
         return self._disk_bytes
+
+    @property
+    def device_bytes(self) -> int:
+        """Bytes of the chunks held only in GPU slots' device memory (not in host memory)."""
+        return self._device_bytes
+
+    def replace(self, session_id: str, old: StoredObject, new: StoredObject) -> bool:
+        """Record ``new`` (a host copy) in place of ``old`` (a device-resident chunk).
+
+        Returns False, recording nothing, when the chunk is no longer ``old``:
+        deleted, stored again, or replaced already.
+        """
+        chunks = self._sessions.get(session_id, {})
+        if chunks.get(old.key) is not old:
+            return False
+        self._forget(session_id, old)
+        chunks[old.key] = new
+        self._count(session_id, new)
+        return True
 
     @property
     def spilling_bytes(self) -> int:
@@ -234,6 +256,9 @@ class ChunkStore:
         if desc.spilled:
             self._disk_bytes += desc.nbytes
             return
+        if desc.device is not None:
+            self._device_bytes += desc.nbytes
+            return
         self._memory_bytes += desc.nbytes
         if desc.shm_name is not None:
             self._shared_bytes += desc.nbytes
@@ -243,6 +268,9 @@ class ChunkStore:
         self._n_chunks -= 1
         if desc.spilled:
             self._disk_bytes -= desc.nbytes
+            return
+        if desc.device is not None:
+            self._device_bytes -= desc.nbytes
             return
         self._memory_bytes -= desc.nbytes
         if desc.shm_name is not None:

@@ -105,6 +105,10 @@ class StoredObject:
     shm_header_size
         Non-zero when the header was too big to carry around in the
         descriptor: it then fills the start of the segment, this many bytes.
+    device
+        Set when the chunk lives only in a GPU slot's device memory: that
+        slot's actor, ``"address#uid"``. Readers in other processes ask for a
+        host copy first (see :mod:`.device`); ``nbytes`` is the device size.
     """
 
     key: str
@@ -114,11 +118,17 @@ class StoredObject:
     shm_name: str | None = None
     value: Any = None
     shm_header_size: int = 0
+    device: str | None = None
 
     @property
     def inline(self) -> bool:
         """Whether the object travels in the descriptor rather than in a segment."""
-        return self.shm_name is None
+        return self.shm_name is None and self.device is None
+
+    @property
+    def on_device(self) -> bool:
+        """Whether the chunk is held only in a GPU slot's device memory (no host copy yet)."""
+        return self.device is not None
 
     @property
     def spilled(self) -> bool:
@@ -195,6 +205,9 @@ def get_object(desc: StoredObject) -> Any:
     >>> desc.inline, get_object(desc)
     (True, {'a': 1})
     """
+    if desc.device is not None:
+        raise DataNotFound(f"chunk {desc.key} is held in the device memory of GPU slot {desc.device}: "
+                           "its worker's storage makes a host copy for readers elsewhere")
     if desc.shm_name is None:
         return desc.value
     header, buffers = segment_views(desc)

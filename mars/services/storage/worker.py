@@ -18,6 +18,7 @@ from ... import oscar as mo
 from ..errors import DataNotFound
 from .cache import ChunkCache
 from .core import ChunkStore
+from .device import host_descs
 from .shm import (
     Serialized,
     StoredObject,
@@ -86,17 +87,20 @@ class StorageActor(mo.Actor):
         self._cache.register(session_id, descs)
         return descs
 
-    def get_descs(self, session_id: str, keys: list[str]) -> list[StoredObject]:
-        """Descriptors of ``keys``; raises DataNotFound naming the first missing one.
+    @mo.no_lock  # a host copy from a GPU slot may take a while: other calls go on meanwhile
+    async def get_descs(self, session_id: str, keys: list[str]) -> list[StoredObject]:
+        """Descriptors of ``keys`` in host memory or on disk; raises DataNotFound naming the first missing one.
 
         A spilled chunk's descriptor names its spill file, which
-        :func:`~.shm.get_object` maps as it maps a segment. Whatever the
-        caller gets stays where it is for a while (:data:`~.cache.READ_LEASE`),
-        long enough to map it.
+        :func:`~.shm.get_object` maps as it maps a segment; a chunk held on a
+        GPU slot's device is copied to host memory first (see :mod:`.device`).
+        Whatever the caller gets stays where it is for a while
+        (:data:`~.cache.READ_LEASE`), long enough to map it.
         """
-        return self._cache.read(session_id, keys)
+        return await host_descs(self._cache, session_id, self._cache.read(session_id, keys))
 
-    def get_values(self, session_id: str, keys: list[str], serialized: bool = False) -> list[Any]:
+    @mo.no_lock
+    async def get_values(self, session_id: str, keys: list[str], serialized: bool = False) -> list[Any]:
         """The objects of ``keys``, for readers on other workers when there is no IO pool.
 
         With ``serialized``, each is sent in the serialized form it has in
@@ -104,7 +108,7 @@ class StorageActor(mo.Actor):
         process still receives the object, but this process never unpickles
         it; a caller in this process gets the wrappers (see :func:`~.shm.unwrap`).
         """
-        return _load(self._cache.read(session_id, keys), serialized)
+        return _load(await self.get_descs(session_id, keys), serialized)
 
     def delete(self, session_id: str, keys: list[str]) -> None:
         """Forget ``keys`` and free their segments; missing keys are ignored."""
@@ -122,7 +126,7 @@ class StorageActor(mo.Actor):
         """
         figures = self._cache.stats()
         if self._cache.limit is None:
-            return {k: figures[k] for k in ("n_chunks", "memory_bytes", "disk_bytes")}
+            return {k: figures[k] for k in ("n_chunks", "memory_bytes", "disk_bytes", "device_bytes") if k in figures}
         return figures
 
 
