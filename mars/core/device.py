@@ -97,6 +97,13 @@ def to_host(value: Any) -> Any:
     return value.get()
 
 
+def synchronize() -> None:
+    """Wait for the kernels this thread launched on its current CUDA stream (nothing without CuPy loaded)."""
+    cp = sys.modules.get("cupy")
+    if cp is not None:
+        cp.cuda.get_current_stream().synchronize()
+
+
 def to_device(value: Any) -> Any:
     """A NumPy array or scalar copied to the current CUDA device; other values as they are."""
     if is_device_array(value):

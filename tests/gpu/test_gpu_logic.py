@@ -213,12 +213,14 @@ def test_a_leading_elementwise_chain_becomes_one_kernel_plan():
     fused = _fused(((x * 2 + 1) ** 2).sum())
     chains = [op._chain for op in fused if op._chain is not None]
     assert chains, [op.steps for op in fused]
-    start, n, keys, (used, desc) = chains[0]
+    start, n, keys, (used, desc), consts = chains[0]
     assert n == 3
     assert [d[0] for d in desc] == ["multiply", "add", "square"] and len(keys) == 1
-    assert desc[0][1] == (("in", 0), ("c", 2)) and desc[1][1] == (("v", 0), ("c", 1))
-    # the same structure for every chunk: one compiled kernel
-    assert len({c[3] for c in chains}) == 1
+    # scalars are the kernel's arguments, not its code
+    assert desc[0][1] == (("in", 0), ("k", 0)) and desc[1][1] == (("v", 0), ("k", 1)) and consts == (2, 1)
+    # the same structure for every chunk, and for other scalars: one compiled kernel
+    other = [op._chain for op in _fused(((x * 3 + 5) ** 2).sum()) if op._chain is not None]
+    assert len({c[3] for c in chains + other}) == 1 and other[0][4] == (3, 5)
     # on the CPU nothing is planned
     cpu = mt.tensor(np.arange(10.0), chunk_size=5)
     assert all(op._chain is None for op in _fused(((cpu * 2 + 1) ** 2).sum()))

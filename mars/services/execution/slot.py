@@ -18,7 +18,7 @@ import traceback
 from typing import Any
 
 from ... import oscar as mo
-from ...core.device import is_device_array, run_op, to_host
+from ...core.device import is_device_array, run_op, synchronize, to_host
 from ...serialization import serialize
 from ..storage.api import fetch_values
 from ..storage.device import holder_name
@@ -180,6 +180,8 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
             made.update(zip(st.output_keys, values))
         descs = [_put(k, v, prefix, spec.session_id, holder) for k, v in zip(st.output_keys, values)]
         shapes = [_shape_of(v) for v in values]
+        if st.gpu:
+            synchronize()  # done means computed: kernels run asynchronously, and their errors are this subtask's
     except Exception as e:  # noqa: BLE001 - a user's chunk function may raise anything; the report carries it
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(e), traceback=traceback.format_exc(),
                            duration=time.perf_counter() - started)
