@@ -249,3 +249,46 @@ def test_a_gpu_sort_that_fits_the_device_runs_as_one_kernel_without_an_exchange(
     cpu = mt.sort(mt.tensor(np.arange(100.0)[::-1], chunk_size=30))
     with pytest.raises(AssertionError, match="tiling asked to run chunks"):
         _tiled_ops(cpu)  # the CPU sort exchanges runs between chunks, after a sampling stage
+
+
+class _GPUFakeOp:
+    gpu = True
+
+
+async def test_gpu_subtasks_go_to_the_gpu_slot_whole_and_cpu_ones_to_the_cpu_slots():
+    import asyncio
+
+    import mars.oscar as mo
+    from mars.services.execution.worker import ExecutionActor
+    from mars.services.storage.cache import ChunkCache
+    from mars.services.storage.core import ChunkStore
+    from tests.services.test_worker_memory import FakeOp, GatedSlot, Reports, _eq, _until, spec
+
+    pool = await mo.create_actor_pool("127.0.0.1", n_process=0)
+    try:
+        cpus = [await mo.create_actor(GatedSlot, uid=f"slot/{i}", address=pool.address) for i in range(2)]
+        gpu = await mo.create_actor(GatedSlot, uid="slot/gpu-0", address=pool.address)
+        reports = await mo.create_actor(Reports, address=pool.address)
+        execution = await mo.create_actor(ExecutionActor, cpus, ChunkCache(ChunkStore()), "w", None,
+                                          gpu_slots=[gpu], address=pool.address)
+        f64 = np.dtype("float64")
+        await execution.submit([spec(FakeOp(), [], [(10,)], [f64], index=i) for i in range(2)], reports)
+        await _until(lambda: _eq(lambda: _seen(cpus), [0, 1]))
+        # the GPU slot is busy with subtask 2: the 8 after it queue, and then go to it as one batch
+        await execution.submit([spec(_GPUFakeOp(), [], [(10,)], [f64], index=2)], reports)
+        await _until(lambda: _eq(gpu.seen, [2]))
+        await execution.submit([spec(_GPUFakeOp(), [], [(10,)], [f64], index=i) for i in range(3, 11)], reports)
+        await asyncio.sleep(0.05)
+        await gpu.open()
+        await _until(lambda: _eq(gpu.seen, list(range(2, 11))))
+        assert await _seen(cpus) == [0, 1]  # no GPU subtask ran on a CPU slot
+        await gpu.open()
+        for s in cpus:
+            await s.open()
+        await _until(lambda: _eq(reports.get, list(range(11))))
+    finally:
+        await pool.stop()
+
+
+async def _seen(slots) -> list[int]:
+    return sorted([i for s in slots for i in await s.seen()])

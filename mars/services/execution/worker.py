@@ -323,7 +323,11 @@ class ExecutionActor(mo.Actor):
         if not self._admits(need, queue[0][2]):
             return None
         size = 1
-        if self._avg_cost < _BATCH_BELOW_SECONDS:
+        if lane is self._lanes[True]:
+            # a device runs its kernels one after the other anyway: what is queued goes to the GPU slots
+            # whole, split between them, and no slot round trip comes between two subtasks' kernels
+            size = max(1, min(_MAX_BATCH, -(-len(queue) // len(lane.slots))))
+        elif self._avg_cost < _BATCH_BELOW_SECONDS:
             size = max(1, min(_MAX_BATCH, len(queue) // (2 * len(lane.slots))))
         batch: list[tuple[SubtaskSpec, mo.ActorRef]] = []
         # a batch's outputs are registered when it ends: they must fit in the cache together
