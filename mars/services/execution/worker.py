@@ -330,8 +330,9 @@ class ExecutionActor(mo.Actor):
         elif self._avg_cost < _BATCH_BELOW_SECONDS:
             size = max(1, min(_MAX_BATCH, len(queue) // (2 * len(lane.slots))))
         batch: list[tuple[SubtaskSpec, mo.ActorRef]] = []
-        # a batch's outputs are registered when it ends: they must fit in the cache together
-        max_bytes = min(_BATCH_BYTES, max(self._cache.room(), 0))
+        # a batch's outputs are registered when it ends: they must fit in the cache together (a GPU
+        # slot's stay in device memory, and its partial results are estimated far above what they are)
+        max_bytes = 1 << 62 if lane is self._lanes[True] else min(_BATCH_BYTES, max(self._cache.room(), 0))
         while queue and len(batch) < size:
             unit = queue[0][2]
             if batch:  # the rest of a batch of tiny subtasks runs after the first, in the same slot
