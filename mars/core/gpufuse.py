@@ -21,7 +21,8 @@ True
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .device import cupy_module, to_device
 

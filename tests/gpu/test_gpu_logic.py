@@ -11,6 +11,7 @@ import types
 import numpy as np
 import pytest
 
+import mars.oscar as mo
 import mars.tensor as mt
 from mars.core.device import is_device_array, run_op, to_host
 from mars.core.graph import Subtask
@@ -213,7 +214,7 @@ def test_a_leading_elementwise_chain_becomes_one_kernel_plan():
     fused = _fused(((x * 2 + 1) ** 2).sum())
     chains = [op._chain for op in fused if op._chain is not None]
     assert chains, [op.steps for op in fused]
-    start, n, keys, (used, desc), consts = chains[0]
+    _, n, keys, (_, desc), consts = chains[0]
     assert n == 3
     assert [d[0] for d in desc] == ["multiply", "add", "square"] and len(keys) == 1
     # scalars are the kernel's arguments, not its code
@@ -265,42 +266,92 @@ async def _gpu_lane_run() -> None:
     import asyncio
     import math
 
-    import mars.oscar as mo
+    from mars.services.execution.api import SubtaskSpec
     from mars.services.execution.worker import ExecutionActor
     from mars.services.storage.cache import ChunkCache
     from mars.services.storage.core import ChunkStore
     from mars.services.storage.shm import StoredObject
-    from tests.services.test_worker_memory import FakeOp, GatedSlot, Reports, _eq, _until, spec
+
+    def spec(op, inputs, shapes, dtypes, index):
+        st = Subtask(op, inputs, [f"out{index}"], shapes, dtypes)
+        return SubtaskSpec("s", "t", index, st, (0, index))
 
     pool = await mo.create_actor_pool("127.0.0.1", n_process=0)
     try:
-        cpus = [await mo.create_actor(GatedSlot, uid=f"slot/{i}", address=pool.address) for i in range(2)]
-        gpu = await mo.create_actor(GatedSlot, uid="slot/gpu-0", address=pool.address)
-        reports = await mo.create_actor(Reports, address=pool.address)
+        cpus = [await mo.create_actor(_GatedSlot, uid=f"slot/{i}", address=pool.address) for i in range(2)]
+        gpu = await mo.create_actor(_GatedSlot, uid="slot/gpu-0", address=pool.address)
+        reports = await mo.create_actor(_Reports, address=pool.address)
         store = ChunkStore()
         store.put("s", [StoredObject("big", 100 << 20, b"", (100 << 20,), "mars-test-not-a-segment")])
         execution = await mo.create_actor(ExecutionActor, cpus, ChunkCache(store), "w", None,
                                           gpu_slots=[gpu], address=pool.address)
         f64 = np.dtype("float64")
-        await execution.submit([spec(FakeOp(), [], [(10,)], [f64], index=i) for i in range(2)], reports)
-        await _until(lambda: _eq(lambda: _seen(cpus), [0, 1]))
+        await execution.submit([spec(object(), [], [(10,)], [f64], index=i) for i in range(2)], reports)
+        await _until(lambda: _seen(cpus), [0, 1])
         # the GPU slot is busy with subtask 2: the 8 after it queue, and then go to it as one batch
         await execution.submit([spec(_GPUFakeOp(), [], [(10,)], [f64], index=2)], reports)
-        await _until(lambda: _eq(gpu.seen, [2]))
+        await _until(gpu.seen, [2])
         # outputs of no known size (a reduction's partial tuple) are estimated as big as the inputs: no matter
         await execution.submit([spec(_GPUFakeOp(), ["big"], [(math.nan,)], [None], index=i) for i in range(3, 11)],
                                reports)
         await asyncio.sleep(0.05)
         await gpu.open()
-        await _until(lambda: _eq(gpu.seen, list(range(2, 11))))
+        await _until(gpu.seen, list(range(2, 11)))
         assert await _seen(cpus) == [0, 1]  # no GPU subtask ran on a CPU slot
         await gpu.open()
         for s in cpus:
             await s.open()
-        await _until(lambda: _eq(reports.get, list(range(11))))
+        await _until(reports.get, list(range(11)))
     finally:
         await pool.stop()
 
 
 async def _seen(slots) -> list[int]:
     return sorted([i for s in slots for i in await s.seen()])
+
+
+async def _until(fn, expected, timeout: float = 5.0) -> None:
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while await fn() != expected:
+        assert time.monotonic() < deadline, f"still {await fn()!r}, not {expected!r}"
+        await asyncio.sleep(0.01)
+
+
+class _GatedSlot(mo.Actor):
+    """A slot whose batches end when the test says so."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.started: list[int] = []
+        self.gate = asyncio.Event()
+
+    async def run(self, specs):
+        from mars.services.execution.api import SlotOutcome
+
+        self.started.extend(s.index for s in specs)
+        await self.gate.wait()
+        self.gate.clear()
+        return [SlotOutcome(s.index, s.task_id) for s in specs]
+
+    @mo.no_lock
+    def open(self) -> None:
+        self.gate.set()
+
+    @mo.no_lock
+    def seen(self) -> list[int]:
+        return self.started
+
+
+class _Reports(mo.Actor):
+    def __init__(self) -> None:
+        self.indexes: list[int] = []
+
+    def subtasks_done(self, reports) -> None:
+        self.indexes.extend(r.index for r in reports)
+
+    def get(self) -> list[int]:
+        return sorted(self.indexes)

@@ -20,8 +20,18 @@ from mars.services.execution import devicecache
 from mars.services.execution.devicecache import DeviceCache
 from mars.services.storage.api import fetch_values
 from mars.services.storage.device import holder_name
-from mars.services.storage.shm import StoredObject, get_object, put_object, unlink_prefix
-from mars.services.storage.worker import STORAGE_UID, TRANSFER_UID, StorageActor, TransferActor
+from mars.services.storage.shm import (
+    StoredObject,
+    get_object,
+    put_object,
+    unlink_prefix,
+)
+from mars.services.storage.worker import (
+    STORAGE_UID,
+    TRANSFER_UID,
+    StorageActor,
+    TransferActor,
+)
 
 in_pool = pytest.mark.asyncio(loop_scope="module")
 
