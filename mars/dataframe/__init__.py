@@ -26,6 +26,7 @@ from .reshape import *  # noqa: E402
 from .pivot import *  # noqa: E402
 from .io import *  # noqa: E402
 from . import methods, assign, convert, index_methods, index_setops, categorical, index_more, arrow_accessors  # noqa: E402  (issue 18's families)
+from . import index_join  # noqa: E402  (Index.join)
 from .convert import *  # noqa: E402
 from .methods import eval, pivot  # noqa: E402,A004  (md.pivot: the function, not the pivot module)
 from . import optimizer  # noqa: E402  (rewrites expressions before tiling; adds explain())

@@ -39,6 +39,8 @@ from .core import (
     nsplits_of,
     wrap,
 )
+from .custom_reduction import CustomReduction
+from .custom_reduction import as_tuple as _as_tuple
 from .datasource import from_pandas
 from .map import map_partitions
 from .meta import dtype_of_scalar, empty_meta, fake
@@ -390,54 +392,6 @@ def from_dict(data: dict, orient: str = "columns", dtype: Any = None, columns: A
 
 
 # ----------------------------------------------------------------- a user's reduction
-def _as_tuple(value: Any) -> tuple:
-    return value if isinstance(value, tuple) else (value,)
-
-
-class CustomReduction:
-    """A reduction of one's own for ``agg``, in three stages (Mars' ``CustomReduction``).
-
-    Subclass it and define ``agg(*values)``, and optionally ``pre(data)``
-    and ``post(*values)``. For each column, each partition gives
-    ``agg(*pre(column))``; the partitions' results (a Series per value)
-    are reduced by ``agg`` again, as a tree; ``post`` makes the final value.
-    Each stage may return one value or a tuple.
-
-    >>> import mars.dataframe as md
-    >>> class Mean(md.CustomReduction):
-    ...     def pre(self, data):
-    ...         return data.sum(), data.count()
-    ...     def agg(self, total, count):
-    ...         return total.sum(), count.sum()
-    ...     def post(self, total, count):
-    ...         return total / count
-    >>> md.Series([1.0, 2.0, 6.0], chunk_size=2).agg(Mean()).fetch()
-    np.float64(3.0)
-    """
-
-    name: str | None = None
-
-    def __init__(self, name: str | None = None, is_gpu: bool | None = None):
-        self.name = name or type(self).__name__
-        self.is_gpu = is_gpu
-
-    def pre(self, data: pd.Series) -> Any:
-        return data
-
-    def agg(self, *values: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must define agg(self, *values)")
-
-    def post(self, *values: Any) -> Any:
-        return values[0] if len(values) == 1 else values
-
-    def __call__(self, data: pd.Series) -> Any:
-        """The reduction of a whole pandas Series in one go (what the tree computes)."""
-        return self.post(*_as_tuple(self.agg(*_as_tuple(self.pre(data)))))
-
-    def __mars_tokenize__(self) -> tuple:
-        return type(self).__module__, type(self).__qualname__, sorted(vars(self).items())
-
-
 class CustomReducer(Reducer):
     """A :class:`CustomReduction` as a tree reducer: per column, ``agg(*pre)`` per partition, ``agg`` across, ``post``."""
 

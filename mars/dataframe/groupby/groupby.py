@@ -23,6 +23,7 @@ import pandas as pd
 from ...core.entity import Tileable, has_unknown
 from ...tensor.core import TensorData
 from ..core import DataFrame, PandasData, Series, as_pandas_data
+from ..custom_reduction import CustomReduction
 from ..datasource import from_pandas, from_tensor
 from ..indexing import SelectColumns
 from ..map import Slot
@@ -366,7 +367,7 @@ def _hashable(x: Any) -> bool:
 
 def _has_callable(func: Any, kwargs: dict) -> bool:
     def walk(f: Any) -> bool:
-        if isinstance(f, str):
+        if isinstance(f, (str, CustomReduction)):  # a CustomReduction runs in stages, like pandas' named functions
             return False
         if isinstance(f, dict):
             return any(walk(v) for v in f.values())

@@ -10,7 +10,9 @@ change) and the call must see whole groups (a shuffle).
 Partials are ``(kind, column)`` pairs: ``sum``, ``prod``, ``count``,
 ``size``, ``min``, ``max``, ``first``, ``last``, and for variances ``mean``
 and ``m2`` (the sum of squared deviations from the group mean), which merge
-exactly and stably (Chan et al.) where a sum of squares would cancel.
+exactly and stably (Chan et al.) where a sum of squares would cancel. A
+:class:`~mars.dataframe.CustomReduction` is its own kind: per group, the
+tuple of its ``agg(*pre(values))``, merged by ``agg`` and finished by ``post``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ..custom_reduction import CustomReduction
 
 #: functions computed from partials, and the keyword arguments each accepts (with the values allowed)
 _OPTIONS: dict[str, dict[str, Any]] = {
@@ -44,15 +48,20 @@ _ORDERED = "biufmM"
 
 @dataclasses.dataclass(frozen=True)
 class Out:
-    """One output column: ``func`` of input ``column`` (None: a Series' values, or no column for size)."""
+    """One output column: ``func`` of input ``column`` (None: a Series' values, or no column for size).
+
+    ``func`` is a name of :data:`TREE_FUNCS`, or a :class:`CustomReduction` (its partial is itself).
+    """
 
     column: Any
-    func: str
+    func: str | CustomReduction
     ddof: int = 1
     min_count: int = 0
 
     def partials(self) -> list[tuple[str, Any]]:
         c, f = self.column, self.func
+        if isinstance(f, CustomReduction):
+            return [(f, c)]
         if f == "size":
             return [("size", None)]
         if f in ("sum", "prod"):
@@ -93,6 +102,8 @@ def _options(func: str, kwargs: dict) -> dict | None:
 
 
 def _out(column: Any, func: Any, kwargs: dict) -> Out | None:
+    if isinstance(func, CustomReduction):
+        return None if kwargs else Out(column, func)
     if not isinstance(func, str):
         return None
     opts = _options(func, kwargs)
@@ -159,7 +170,7 @@ def _named_outs(kwargs: dict, values: Any) -> list | None:
 
 def _fits(out: Out, values: Any) -> bool:
     """Whether partials give pandas' exact result for this column's dtype."""
-    if out.func in ("size", "count", "first", "last"):
+    if isinstance(out.func, CustomReduction) or out.func in ("size", "count", "first", "last"):
         return out.column is None or _unique_column(values, out.column)
     if out.column is None:
         dtype = values.dtype if isinstance(values, pd.Series) else None

@@ -13,12 +13,14 @@ sum of squared deviations over count - ddof.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..core import PandasOperator
+from ..custom_reduction import CustomReduction, as_tuple
 from .keys import GroupSpec, row_keys
 from .plan import Out
 
@@ -39,6 +41,11 @@ def chunk_partials(g: Any, partials: Sequence[tuple[str, Any]]) -> pd.DataFrame:
             s = g.size()
             series[positions[0]], index = s.array, s.index
             continue
+        if isinstance(kind, CustomReduction):
+            for p in positions:
+                s = _selected_column(g, partials[p][1]).agg(partial(_custom_chunk, kind))
+                series[p], index = s.array, s.index
+            continue
         columns = [partials[p][1] for p in positions]
         method = "var" if kind == "m2" else kind
         kw = {"ddof": 0} if kind == "m2" else {}
@@ -51,6 +58,33 @@ def chunk_partials(g: Any, partials: Sequence[tuple[str, Any]]) -> pd.DataFrame:
             series[p] = res.iloc[:, j].array
     out = pd.DataFrame(series, index=index, copy=False)
     return _with_m2(out, partials)
+
+
+class Stages:
+    """A :class:`CustomReduction`'s values for one group (a tuple), as one cell of a partials frame."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: tuple):
+        self.values = values
+
+
+def _selected_column(g: Any, column: Any) -> Any:
+    return g if isinstance(g, pd.api.typing.SeriesGroupBy) else g[column]
+
+
+def _custom_chunk(func: CustomReduction, values: pd.Series) -> Stages:
+    return Stages(as_tuple(func.agg(*as_tuple(func.pre(values)))))
+
+
+def _custom_merge(func: CustomReduction, cells: pd.Series) -> Stages:
+    columns = zip(*(c.values for c in cells))
+    return Stages(as_tuple(func.agg(*(pd.Series(list(v)) for v in columns))))
+
+
+def _custom_finish(func: CustomReduction, cells: pd.Series) -> Any:
+    values = [func.post(*c.values) for c in cells]
+    return pd.Series(values, dtype=None if values else object).array  # dtypes inferred, as pandas' agg of a function
 
 
 def _with_m2(frame: pd.DataFrame, partials: Sequence[tuple[str, Any]]) -> pd.DataFrame:
@@ -74,11 +108,14 @@ def merge_partials(frames: Sequence[pd.DataFrame], partials: Sequence[tuple[str,
     levels = list(range(whole.index.nlevels)) if whole.index.nlevels > 1 else 0
     g = whole.groupby(level=levels, sort=sort, dropna=False, observed=observed)
     by_kind: dict[str, list[int]] = {}
-    for pos, (kind, _) in enumerate(partials):
-        if kind not in ("mean", "m2"):
-            by_kind.setdefault(_MERGE[kind], []).append(pos)
     series: dict[int, Any] = {}
     index = None
+    for pos, (kind, _) in enumerate(partials):
+        if isinstance(kind, CustomReduction):
+            res = g[pos].agg(partial(_custom_merge, kind))
+            series[pos], index = res.array, res.index
+        elif kind not in ("mean", "m2"):
+            by_kind.setdefault(_MERGE[kind], []).append(pos)
     for method, positions in by_kind.items():
         res = getattr(g[positions], method)()
         index = res.index
@@ -122,6 +159,8 @@ def finish(frame: pd.DataFrame, outs: Sequence[Out], partials: Sequence[tuple[st
 
 def _output(frame: pd.DataFrame, out: Out, where: dict) -> Any:
     f, c = out.func, out.column
+    if isinstance(f, CustomReduction):
+        return _custom_finish(f, frame[where[(f, c)]])
     if f == "size":
         return frame[where[("size", None)]].array
     if f == "mean":

@@ -4,8 +4,10 @@ A value's rank depends on how many values are smaller than it and how many
 equal it, over all partitions. Each partition reduces each column to its
 sorted distinct values with their counts (and its count of missing values);
 a tree merges those tables into the global one (as large as the number of
-distinct values, not the rows); every partition then ranks its own rows
-against the global table with binary searches, in place, keeping its index.
+distinct values, not the rows; a merge is one sort of its tables' values and
+a sum of the counts of equal ones); the root adds the running counts once;
+every partition then ranks its own rows against the global table with
+binary searches of its values in sorted order, in place, keeping its index.
 ``method="first"`` also needs the number of equal values in the partitions
 before: those partitions' local tables are searched too.
 """
@@ -63,17 +65,35 @@ class RankTables(PandasOperator):
         return out
 
 
-class RankMerge(PandasOperator):
-    """Tables of several partitions as one."""
+def _merged(cols: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values of several tables and their summed counts (one sort of the tables' values)."""
+    if len(cols) == 1:
+        return cols[0][0], cols[0][1]
+    values = np.concatenate([t[0] for t in cols])
+    counts = np.concatenate([t[1] for t in cols])
+    if not len(values):
+        return values, counts
+    if counts.max() == 1:  # distinct values in each table (floats, mostly): a value's count is its repeats
+        ordered = np.sort(values)
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        return ordered[starts], np.diff(np.r_[starts, len(ordered)])
+    order = np.argsort(values)  # ties (a value in several tables) are summed, so any order of them does
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return ordered[starts], np.add.reduceat(counts[order], starts)
 
-    params = ()
+
+class RankMerge(PandasOperator):
+    """Tables of several partitions as one; the root (``final``) adds the running counts (the ranks' base)."""
+
+    params = ("final",)
 
     def execute(self, *tables: list) -> list:
         out = []
         for cols in zip(*tables):
-            u, inverse = np.unique(np.concatenate([t[0] for t in cols]), return_inverse=True)
-            c = np.bincount(inverse.ravel(), weights=np.concatenate([t[1] for t in cols]), minlength=len(u))
-            out.append((u, c.astype(np.int64), sum(t[2] for t in cols), sum(t[3] for t in cols)))
+            u, c = _merged(cols)
+            table = (u, c.astype(np.int64, copy=False), sum(t[2] for t in cols), sum(t[3] for t in cols))
+            out.append(table + (np.cumsum(table[1]),) if self.final else table)
         return out
 
 
@@ -86,6 +106,15 @@ def _occurrence(x: np.ndarray) -> np.ndarray:
     out = np.empty(len(x), dtype=np.int64)
     out[order] = np.arange(len(x)) - first
     return out
+
+
+def _positions(u: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Where each of ``x`` is in the sorted ``u``: searched in sorted order, which walks ``u`` once
+    (a search of values in random order misses the cache at every step of a large table)."""
+    order = np.argsort(x)
+    pos = np.empty(len(x), dtype=np.intp)
+    pos[order] = np.searchsorted(u, x[order])
+    return pos
 
 
 def _count_in(table: tuple, x: np.ndarray) -> np.ndarray:
@@ -110,12 +139,11 @@ class RankApply(PandasOperator):
         return out.set_axis(part.columns, axis=1)
 
     def _column(self, values: pd.Series, table: tuple, earlier: list) -> np.ndarray:
-        u, c, n_nan, rows = table
+        u, c, n_nan, rows, cum = table
         x, valid = _sortable(values)
         xv = x[valid]
-        cum = np.cumsum(c)
         total = int(cum[-1]) if len(cum) else 0
-        pos = np.searchsorted(u, xv)
+        pos = _positions(u, xv)
         cnt = c[pos] if len(xv) else np.zeros(0, np.int64)
         below = (cum[pos] - cnt) if self.ascending else (total - cum[pos] if len(xv) else cnt)
         method = self.method
@@ -163,9 +191,12 @@ class Rank(PandasOperator):
         data, out = op.inputs[0], op.outputs[0]
         local = [RankTables().new_chunk([c], index=(i,), shape=(), meta=None) for i, c in enumerate(data.chunks)]
         level, size = local, max(2, options.combine_size)
-        while len(level) > 1:
-            level = [RankMerge().new_chunk(level[i:i + size], index=(i // size,), shape=(), meta=None)
+        while True:
+            final = len(level) <= size
+            level = [RankMerge(final=final).new_chunk(level[i:i + size], index=(i // size,), shape=(), meta=None)
                      for i in range(0, len(level), size)]
+            if final:
+                break
         chunks = []
         for i, c in enumerate(data.chunks):
             earlier = local[:i] if op.method == "first" else []

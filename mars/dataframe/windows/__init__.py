@@ -9,5 +9,6 @@ from __future__ import annotations
 
 from . import ewm as _ewm  # noqa: F401 - installs the methods
 from . import resample as _resample  # noqa: F401 - installs DataFrame.resample / Series.resample
+from . import upsample as _upsample  # noqa: F401 - installs Resampler.asfreq/ffill/bfill/nearest/interpolate
 
 __all__: list[str] = []

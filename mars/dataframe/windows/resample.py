@@ -63,7 +63,7 @@ __all__ = ["Resampler"]
 _REDUCERS = ("sum", "mean", "min", "max", "count", "size", "first", "last", "median", "std", "var", "sem",
              "prod", "ohlc", "nunique", "quantile")
 _USER = ("agg", "aggregate", "apply", "pipe")
-_UPSAMPLERS = ("asfreq", "ffill", "bfill", "nearest", "interpolate", "fillna", "transform")
+_UPSAMPLERS = ("fillna", "transform")  # asfreq, ffill, bfill, nearest, interpolate: :mod:`.upsample`
 #: origins whose grid depends on the data's first or last timestamp
 _DATA_ORIGINS = ("start", "start_day", "end", "end_day")
 
