@@ -355,3 +355,50 @@ class _Reports(mo.Actor):
 
     def get(self) -> list[int]:
         return sorted(self.indexes)
+
+
+def _chained_run(holders: list[str], shape: tuple = (10,)) -> dict:
+    """What a GPU graph of 8 partial reductions and their sum is sent as, its inputs held as ``holders`` say."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from mars.services.meta.core import ChunkMeta, MetaStore
+    from mars.services.scheduling.placement import Placer, WorkerLoad
+    from mars.services.task.graphrun import GraphRun
+
+    meta = MetaStore()
+    for i, w in enumerate(holders):
+        meta.put(ChunkMeta(f"x{i}", w, (1_000_000,), 8 << 20))
+    op = _GPUFakeOp()
+    subtasks = [Subtask(op, [f"x{i}"], [f"p{i}"], [shape]) for i in range(len(holders))]
+    subtasks.append(Subtask(op, [f"p{i}" for i in range(len(holders))], ["sum"], [()]))
+    sent: dict = {}
+
+    async def send_specs(address, specs):
+        sent.setdefault(address, []).extend((s.index, s.chained) for s in specs)
+
+    placer = Placer([WorkerLoad("w1", 2, n_gpu=1), WorkerLoad("w2", 2, n_gpu=1), WorkerLoad("cpu", 2)])
+
+    async def get_placer(task):
+        return placer
+
+    view = SimpleNamespace(scheduled=lambda i, w: None)
+    proc = SimpleNamespace(meta=meta, session_id="s", placer=get_placer, send_specs=send_specs,
+                           pins=SimpleNamespace(pin=lambda keys: None),
+                           task_graph=lambda task: SimpleNamespace(add_run=lambda base, subtasks: view))
+
+    async def go():
+        await GraphRun(proc, SimpleNamespace(task_id="t", order=0), subtasks, keep=set(), base=0).start()
+
+    asyncio.run(go())
+    return sent
+
+
+def test_a_gpu_graph_on_one_device_goes_to_its_slot_whole():
+    # its inputs on one single-GPU worker: the whole graph, chained, in one message (one round trip)
+    assert _chained_run(["w1"] * 8) == {"w1": [(i, True) for i in range(9)]}
+    # inputs on two GPU workers, or outputs too big to keep on a device until the chain ends: level by level
+    spread = _chained_run(["w1", "w2"] * 4)
+    assert sorted(i for w in spread.values() for i, chained in w if not chained) == list(range(8))
+    big = _chained_run(["w1"] * 8, shape=(20_000, 10_000))
+    assert sorted(i for w in big.values() for i, chained in w if not chained) == list(range(8))

@@ -10,6 +10,7 @@ subtask is done or the first one fails.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 _CHAIN_MAX_SUBTASKS = 256
 _CHAIN_MAX_ELEMENTS = 100_000
 _CHAIN_MAX_INPUT_BYTES = 1 << 20
+#: a GPU graph on one device goes whole to its slot while its outputs stay below this many elements
+_CHAIN_MAX_GPU_ELEMENTS = 1e9
 
 
 class SubtaskLost(WorkerLost):
@@ -68,7 +71,7 @@ class GraphRun:
         if self.state.total == 0:
             self.future.set_result(None)
             return
-        if self._is_small():
+        if self._is_small() or await self._is_one_device():
             await self._dispatch_chained()
         else:
             await self.dispatch(self.state.initial_ready(), sources=True)
@@ -83,6 +86,30 @@ class GraphRun:
                 m = self.proc.meta.get(k)
                 input_bytes += m.nbytes if m is not None else 0
         return input_bytes < _CHAIN_MAX_INPUT_BYTES and estimated_elements(self.state.subtasks, {}) < _CHAIN_MAX_ELEMENTS
+
+    async def _is_one_device(self) -> bool:
+        """A GPU graph whose inputs all sit on one worker with one GPU goes there whole: its subtasks would run
+        one after the other on that GPU slot anyway, and one round trip replaces one per level. Its outputs,
+        kept on the device until the chain ends, must stay below :data:`_CHAIN_MAX_GPU_ELEMENTS`."""
+        subtasks = self.state.subtasks
+        if self.state.total > _CHAIN_MAX_SUBTASKS or not all(st.gpu for st in subtasks):
+            return False
+        holders: set[str] = set()
+        for st in subtasks:
+            for k in st.input_keys:
+                m = self.proc.meta.get(k)
+                if m is not None:
+                    holders |= m.holders
+        if len(holders) != 1:
+            return False
+        worker = (await self.proc.placer(self.task)).workers.get(next(iter(holders)))
+        if worker is None or worker.n_gpu != 1:
+            return False
+        made = 0.0
+        for st in subtasks:
+            for shape in st.output_shapes:
+                made += math.prod(d if d == d else 1e6 for d in shape)  # NaN: not known until run, say large
+        return made < _CHAIN_MAX_GPU_ELEMENTS
 
     async def _dispatch_chained(self) -> None:
         self.chained = True
