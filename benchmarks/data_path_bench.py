@@ -6,12 +6,13 @@ Frames: 10M rows × 8 numeric columns (640 MB); 10M rows × 6 numeric columns
 and an Arrow-backed string column; the 10M × 3 frame of dataframe_bench's
 groupby (240 MB). For each: the time to key it (``tokenize_pandas``), and
 the best of ``--repeat`` loads (``md.DataFrame(pdf, chunk_size=n/8).execute()``)
-in an embedded session and on a 2-worker ``new_cluster`` (actor protocol):
-partitions put straight into workers' storage (the default), and, unless
-``--no-graph-path``, carried by the graph through the supervisor and the
-slots (the path before issue 19, with today's partitions). Then
-dataframe_bench's groupby-agg and merge on the cluster, loading included,
-beside pandas. ``--quick``: inputs 10× smaller.
+in an embedded session and on a 2-worker ``new_cluster``, its session over
+the actor protocol and over the web API: partitions put straight into
+workers' storage (the default), and, unless ``--no-graph-path``, carried by
+the graph through the supervisor and the slots (the path before issue 19,
+with today's partitions). Then dataframe_bench's groupby-agg, merge and
+sort_values on the cluster, loading included, beside pandas. ``--quick``:
+inputs 10× smaller.
 """
 
 from __future__ import annotations
@@ -73,13 +74,16 @@ def workloads(n: int, session: Any) -> dict[str, Callable[[], Any]]:
     n_left, n_right = n // 5, n // 50
     left = pd.DataFrame({"k": rng.integers(0, n_right, n_left), "a": rng.random(n_left)})
     right = pd.DataFrame({"k": rng.permutation(n_right), "b": rng.random(n_right)})
+    sort = pd.DataFrame({"x": rng.random(n // 2), "i": np.arange(n // 2), "y": rng.random(n // 2)})
     agg = {"x": "sum", "y": "mean"}
     if session is None:
-        return {"groupby-agg": lambda: g.groupby("k").agg(agg), "merge": lambda: left.merge(right, on="k")}
+        return {"groupby-agg": lambda: g.groupby("k").agg(agg), "merge": lambda: left.merge(right, on="k"),
+                "sort_values": lambda: sort.sort_values("x")}
     return {
         "groupby-agg": lambda: load(g, session).groupby("k").agg(agg).execute(session=session).fetch(session=session),
         "merge": lambda: load(left, session).merge(load(right, session), on="k").execute(session=session)
         .fetch(session=session),
+        "sort_values": lambda: load(sort, session).sort_values("x").execute(session=session).fetch(session=session),
     }
 
 
@@ -98,6 +102,8 @@ def run(args: argparse.Namespace) -> None:
     embedded.close()
     from mars.deploy.local import new_cluster
 
+    with new_cluster(n_worker=2, n_cpu=1, web=True) as cluster:  # its session uses the web API
+        rows["cluster web API, storage"] = load_figures(data, cluster.session, args.repeat)
     with new_cluster(n_worker=2, n_cpu=1, web=False) as cluster:
         rows["cluster, into storage"] = load_figures(data, cluster.session, args.repeat)
         work["cluster, into storage"] = {k: best(f, args.repeat) for k, f in workloads(n, cluster.session).items()}

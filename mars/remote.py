@@ -284,11 +284,10 @@ class ClusterSession:
         the workers on this host (sent to their storage actors otherwise);
         the supervisor only learns where they are, and the rest of ``todo``
         is returned to run as usual. The graph then never carries the data
-        through the supervisor and the slots. Over the web API they travel
-        with the graph, as before.
+        through the supervisor and the slots. Over the web API too: only the
+        descriptors of what was written here travel, or, from another host,
+        the values in binary requests of their own.
         """
-        if not isinstance(self._backend, _DirectBackend):
-            return todo
         rest = []
         for data in todo:
             nbytes = getattr(data.op, "literal_nbytes", None)

@@ -73,7 +73,8 @@ def test_an_overloaded_worker_hands_small_inputs_to_an_idle_one():
     p = Placer([WorkerLoad("w1", 1), WorkerLoad("w2", 1)])
     p.workers["w1"].in_flight = 10
     assert p.place({"w1": 100}) == "w2"
-    # big inputs stay put even on a busy worker
+    # big inputs stay put while moving them takes longer than the wait (10 subtasks of 1 ms)
+    p.seconds = 0.001
     assert p.place({"w1": 100 << 20}) == "w1"
 
 

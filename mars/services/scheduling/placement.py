@@ -1,8 +1,12 @@
 """Where a ready subtask runs: near its inputs, spread when it has none.
 
-Plain logic with no I/O. A subtask with inputs goes to the worker that holds
-the most bytes of them, unless that worker is far busier than another and
-the inputs are small enough to move. Sources (no inputs) that become ready
+Plain logic with no I/O. A subtask with inputs goes to the worker where it
+would finish first: the one holding most of its input bytes, unless the wait
+for a slot there is longer than moving the inputs elsewhere takes. The wait
+is the worker's subtasks in flight per slot times the average subtask time
+seen so far; a move is its bytes at :data:`TRANSFER_BYTES_PER_SECOND`. (A
+broadcast side held on one worker would otherwise pull every chunk it meets
+onto that worker, and leave the others idle.) Sources (no inputs) that become ready
 together are cut into contiguous runs of the depth-first order, one run per
 slot, so that the chunks a later combine reads mostly sit on one worker.
 A GPU subtask goes only to a worker with GPU slots, and is placed by their
@@ -16,8 +20,13 @@ from dataclasses import dataclass, field
 
 from ..errors import NoGPUWorkersError
 
-#: inputs smaller than this may move to a less busy worker
-_MOVABLE_BYTES = 4 << 20
+#: how fast a worker reads inputs held by another (a socket copy and a copy into shared memory), for
+#: weighing a move against a wait
+TRANSFER_BYTES_PER_SECOND = 1e9
+#: a subtask's run time before any was reported (tiny graphs run whole on one slot and report none)
+_FIRST_SECONDS = 0.02
+#: weight of the newest report in the running average of subtask times
+_AVERAGE_WEIGHT = 0.2
 
 
 @dataclass
@@ -38,6 +47,8 @@ class Placer:
         if not workers:
             raise ValueError("Placer needs at least one worker")
         self.workers = {w.address: w for w in workers}
+        #: the running average of subtasks' seconds (see :meth:`done`)
+        self.seconds = _FIRST_SECONDS
 
     def update(self, workers: Sequence[WorkerLoad]) -> None:
         """New membership: keep the in-flight counts of workers still there."""
@@ -77,16 +88,21 @@ class Placer:
         if gpu:
             return self.place_gpu(input_bytes)
         held = {a: b for a, b in input_bytes.items() if a in self.workers}
-        if not held:
-            chosen = self._least_loaded()
-        else:
-            best = self.workers[max(held, key=lambda a: (held[a], -self.workers[a].in_flight))]
-            idle = self._least_loaded()
-            moving = sum(held.values()) - held.get(idle.address, 0)
-            overloaded = best.in_flight > idle.in_flight + 2 * best.n_slots
-            chosen = idle if overloaded and moving < _MOVABLE_BYTES else best
+        chosen = self._soonest(held) if held else self._least_loaded()
         chosen.in_flight += 1
         return chosen.address
+
+    def _soonest(self, held: dict[str, int]) -> WorkerLoad:
+        """The worker where a subtask with inputs ``held`` (bytes by worker) would start first:
+        its wait for a slot plus the time to move the inputs it lacks; of equal ones, the one holding more."""
+        total = sum(held.values())
+
+        def start(w: WorkerLoad) -> tuple:
+            mine = held.get(w.address, 0)
+            wait = w.in_flight / w.n_slots * self.seconds
+            return wait + (total - mine) / TRANSFER_BYTES_PER_SECOND, -mine, w.address
+
+        return min(self.workers.values(), key=start)
 
     def place_sources(self, n: int) -> list[str]:
         """Workers for ``n`` sources in depth-first order: contiguous runs, sized by slots and load."""
@@ -113,7 +129,10 @@ class Placer:
             if gpu:
                 w.gpu_in_flight += n
 
-    def done(self, address: str, n: int = 1, gpu: bool = False) -> None:
+    def done(self, address: str, n: int = 1, gpu: bool = False, seconds: float | None = None) -> None:
+        """``n`` subtasks sent to ``address`` were reported; ``seconds``, one's run time, joins the average."""
+        if seconds is not None and seconds >= 0:
+            self.seconds += _AVERAGE_WEIGHT * (seconds - self.seconds)
         w = self.workers.get(address)
         if w is not None:
             w.in_flight = max(0, w.in_flight - n)

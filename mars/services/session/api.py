@@ -17,10 +17,10 @@ from typing import Any
 
 from ... import oscar as mo
 from ..cluster.supervisor import CLUSTER_UID
-from ..errors import DataNotFound, NoWorkersError, SessionNotFound
+from ..errors import DataNotFound, NodeNotFound, SessionNotFound
 from ..meta.core import ChunkMeta
-from ..storage.shm import get_object
-from ..storage.upload import put_values, spread
+from ..storage.shm import StoredObject, get_object
+from ..storage.upload import UploadTarget, put_values, upload_chunks
 from ..storage.worker import STORAGE_UID
 from ..task.api import TaskInfo
 
@@ -35,15 +35,6 @@ def owner_of(session_id: str, supervisors: Sequence[str]) -> str:
     """The supervisor that holds ``session_id``: the same answer on every node."""
     ordered = sorted(supervisors)
     return ordered[zlib.crc32(session_id.encode()) % len(ordered)]
-
-
-def _nbytes(value: Any) -> int:
-    """Bytes of a chunk value, for spreading chunks over workers (a guess is enough)."""
-    try:
-        usage = value.memory_usage(index=True, deep=False)
-        return int(usage.sum() if hasattr(usage, "sum") else usage)
-    except (AttributeError, TypeError):
-        return int(getattr(value, "nbytes", 1))
 
 
 class SessionAPI:
@@ -175,24 +166,41 @@ class SessionAPI:
         They are spread over the alive workers by size; the supervisor only
         records where they are (see :mod:`~mars.services.storage.upload`).
         """
+        await upload_chunks(self, session_id, chunks)
+
+    async def upload_targets(self, session_id: str) -> list[UploadTarget]:
+        """The alive workers that take a client's chunks: address, slots and shared-memory segment prefix."""
         statuses = await mo.ActorRef(owner_of(session_id, self.supervisors), CLUSTER_UID).get_workers()
-        if not statuses:
-            raise NoWorkersError(f"no worker to put {len(chunks)} chunks on: none is registered")
-        sizes = [_nbytes(value) for _, _, value in chunks]
-        where = spread(sizes, [max(1, s.info.n_cpu) for s in statuses])
-        by_worker: dict[str, list[int]] = {}
-        for i, w in enumerate(where):
-            by_worker.setdefault(statuses[w].info.address, []).append(i)
-        groups = list(by_worker.items())
-        stored = await asyncio.gather(*[
-            put_values(session_id, w, [(chunks[i][0], chunks[i][2]) for i in idx]) for w, idx in groups])
-        metas = [ChunkMeta(chunks[i][0], w, tuple(chunks[i][1]), d.nbytes)
-                 for (w, idx), descs in zip(groups, stored) for i, d in zip(idx, descs)]
+        prefixes = await asyncio.gather(*[mo.ActorRef(s.info.address, STORAGE_UID).prefix() for s in statuses])
+        return [UploadTarget(s.info.address, max(1, s.info.n_cpu), p) for s, p in zip(statuses, prefixes)]
+
+    async def adopt_stored(self, session_id: str, worker: str, chunks: list[tuple[str, tuple, StoredObject]]) -> None:
+        """Chunks a client on ``worker``'s host wrote into its shared memory: checked and indexed by the
+        worker, then held by the session. DataNotFound when the segments are not in that worker's memory."""
+        await self._check_worker(session_id, worker)
+        await mo.ActorRef(worker, STORAGE_UID).register_uploaded(session_id, [d for _, _, d in chunks])
+        await self._adopt(session_id, worker, [(k, s, d.nbytes) for k, s, d in chunks])
+
+    async def put_chunks(self, session_id: str, worker: str, chunks: list[tuple[str, tuple, Any]]) -> None:
+        """Store ``(key, shape, value)`` chunks on ``worker`` (written in this process when it shares the
+        worker's host, else by the worker), held by the session."""
+        await self._check_worker(session_id, worker)
+        descs = await put_values(session_id, worker, [(k, v) for k, _, v in chunks])
+        await self._adopt(session_id, worker, [(k, s, d.nbytes) for (k, s, _), d in zip(chunks, descs)])
+
+    async def _check_worker(self, session_id: str, worker: str) -> None:
+        """A caller names only a worker of the cluster: nothing is sent to an address it makes up."""
+        statuses = await mo.ActorRef(owner_of(session_id, self.supervisors), CLUSTER_UID).get_workers()
+        if worker not in {s.info.address for s in statuses}:
+            raise NodeNotFound(f"{worker!r} is not an alive worker of this cluster")
+
+    async def _adopt(self, session_id: str, worker: str, chunks: list[tuple[str, tuple, int]]) -> None:
+        metas = [ChunkMeta(key, worker, tuple(shape), nbytes) for key, shape, nbytes in chunks]
         try:
             await self._call(session_id, "adopt", metas)
         except BaseException:
-            await asyncio.gather(*[mo.ActorRef(w, STORAGE_UID).delete(session_id, [chunks[i][0] for i in idx])
-                                   for w, idx in groups], return_exceptions=True)
+            await asyncio.gather(mo.ActorRef(worker, STORAGE_UID).delete(session_id, [m.key for m in metas]),
+                                 return_exceptions=True)
             raise
 
     async def release(self, session_id: str, keys: list[str]) -> list[str]:

@@ -32,6 +32,37 @@ READ_LEASE = 1.0
 _RETRY_AFTER = 5.0
 
 
+#: segments at least this big are unlinked on a thread: freeing a tmpfs file's pages takes ~0.3 ms per MB,
+#: which the worker's event loop (dispatching, reporting) should not wait for
+UNLINK_ON_THREAD_ABOVE = 1 << 20
+_unlinker: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _unlink_all(descs: list[StoredObject]) -> concurrent.futures.Future | None:
+    """Unlink the segments of ``descs``: small ones now, big ones on a thread when an event loop runs here
+    (the future of those, else None)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        big = []
+    else:
+        big = [d for d in descs if d.shm_name is not None and d.nbytes >= UNLINK_ON_THREAD_ABOVE]
+    if not big:
+        _unlink_each(descs)
+        return None
+    global _unlinker
+    if _unlinker is None:
+        _unlinker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-unlink")
+    marked = {id(d) for d in big}
+    _unlink_each([d for d in descs if id(d) not in marked])
+    return _unlinker.submit(_unlink_each, big)
+
+
+def _unlink_each(descs: list[StoredObject]) -> None:
+    for desc in descs:
+        unlink_object(desc)
+
+
 class ChunkCache:
     """A worker's chunk index with a memory limit, spilling what does not fit.
 
@@ -95,20 +126,23 @@ class ChunkCache:
         self.store.touch(session_id, keys, time.monotonic())
         return descs
 
-    def delete(self, session_id: str, keys: list[str]) -> None:
-        """Forget ``keys`` and free their segments and spill files; missing keys are ignored."""
-        self._free(self.store.delete(session_id, keys))
+    def delete(self, session_id: str, keys: list[str]) -> concurrent.futures.Future | None:
+        """Forget ``keys`` and free their segments and spill files; missing keys are ignored.
 
-    def delete_session(self, session_id: str) -> None:
-        """Forget and free every chunk of the session."""
-        self._free(self.store.delete_session(session_id))
+        Returns the future of the unlinks left to a thread (big segments, while an event loop runs), or None.
+        """
+        return self._free(self.store.delete(session_id, keys))
 
-    def _free(self, descs: list[StoredObject]) -> None:
-        for desc in descs:
-            unlink_object(desc)
+    def delete_session(self, session_id: str) -> concurrent.futures.Future | None:
+        """Forget and free every chunk of the session (returns as :meth:`delete`)."""
+        return self._free(self.store.delete_session(session_id))
+
+    def _free(self, descs: list[StoredObject]) -> concurrent.futures.Future | None:
+        pending = _unlink_all(descs)
         drop_device(descs)
         if descs:
             self._notify()
+        return pending
 
     # ------------------------------------------------------------------ room
     def reserve(self, nbytes: int) -> None:

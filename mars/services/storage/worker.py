@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+from collections.abc import Sequence
 from typing import Any
 
 from ... import oscar as mo
@@ -22,11 +24,14 @@ from .device import host_descs
 from .shm import (
     Serialized,
     StoredObject,
+    _layout,
+    _sizes,
     claim_prefix,
     get_object,
     put_object,
     release_prefix,
     remove_abandoned_prefixes,
+    segment_path,
     unlink_object,
     unlink_prefix,
 )
@@ -76,6 +81,11 @@ class StorageActor(mo.Actor):
         """Record chunks a slot stored; a chunk stored again frees its earlier segment."""
         self._cache.register(session_id, descs)
 
+    def register_uploaded(self, session_id: str, descs: list[StoredObject]) -> None:
+        """Record chunks a client on this host wrote under this worker's prefix, once checked (see
+        :func:`check_uploaded`); DataNotFound when their segments are not in this host's memory."""
+        self._cache.register(session_id, check_uploaded(self._prefix, descs))
+
     def prefix(self) -> str:
         """The worker's segment name prefix: a client on this host stores chunks under it itself."""
         return self._prefix
@@ -110,13 +120,17 @@ class StorageActor(mo.Actor):
         """
         return _load(await self.get_descs(session_id, keys), serialized)
 
-    def delete(self, session_id: str, keys: list[str]) -> None:
-        """Forget ``keys`` and free their segments; missing keys are ignored."""
-        self._cache.delete(session_id, keys)
+    async def delete(self, session_id: str, keys: list[str]) -> None:
+        """Forget ``keys`` and free their segments; missing keys are ignored.
 
-    def delete_session(self, session_id: str) -> None:
+        Big segments are unlinked on a thread (freeing their pages takes a while): this process's other
+        actors go on meanwhile, and the call returns once they are gone.
+        """
+        await _settled(self._cache.delete(session_id, keys))
+
+    async def delete_session(self, session_id: str) -> None:
         """Forget and free every chunk of the session."""
-        self._cache.delete_session(session_id)
+        await _settled(self._cache.delete_session(session_id))
 
     def stats(self) -> dict[str, int]:
         """``n_chunks``, ``memory_bytes`` (in memory) and ``disk_bytes`` (spilled).
@@ -162,6 +176,11 @@ class TransferActor(mo.Actor):
         return _load(descs, serialized)
 
 
+async def _settled(pending: Any) -> None:
+    if pending is not None:
+        await asyncio.wrap_future(pending)
+
+
 def _put_all(items: list[tuple[str, Any]], prefix: str) -> list[StoredObject]:
     descs: list[StoredObject] = []
     try:
@@ -176,3 +195,38 @@ def _put_all(items: list[tuple[str, Any]], prefix: str) -> list[StoredObject]:
 
 def _load(descs: list[StoredObject], serialized: bool) -> list[Any]:
     return [Serialized.of(d) for d in descs] if serialized else [get_object(d) for d in descs]
+
+
+def check_uploaded(prefix: str, descs: Sequence[Any]) -> list[StoredObject]:
+    """Descriptors a client wrote under ``prefix``, checked before the worker indexes them.
+
+    Each must name a segment of this worker (``prefix-...`` in shared memory,
+    or its disk fallback ``@prefix-...``), never a path or a device, and the
+    segment must be there, readable by this process, and as big as the
+    descriptor says. Raises ValueError or DataNotFound naming the first that is not.
+
+    >>> check_uploaded("mars-w1", [StoredObject("k", 3, b"", (), None, [1, 2])])[0].value
+    [1, 2]
+    """
+    out = []
+    for d in descs:
+        if not isinstance(d, StoredObject):
+            raise TypeError(f"an uploaded chunk is described by a StoredObject, got {type(d).__name__}")
+        if d.device is not None:
+            raise ValueError(f"uploaded chunk {d.key!r} names device memory ({d.device!r}); clients write host memory")
+        if d.shm_name is not None:
+            name = d.shm_name.removeprefix("@")
+            if "/" in name or "\0" in name or not name.startswith(f"{prefix}-"):
+                raise ValueError(f"uploaded chunk {d.key!r} names segment {d.shm_name!r}, which is not one of this "
+                                 f"worker's (they start with {prefix + '-'!r})")
+            path = segment_path(d.shm_name)
+            try:
+                size = os.stat(path).st_size
+            except FileNotFoundError:
+                raise DataNotFound(f"uploaded chunk {d.key!r}: segment {d.shm_name} is not in this worker's shared "
+                                   "memory (the client is on another host)") from None
+            if size < _layout(_sizes(d))[1] or not os.access(path, os.R_OK):
+                raise ValueError(f"uploaded chunk {d.key!r}: segment {d.shm_name} is smaller than its descriptor "
+                                 f"says, or not readable by the worker")
+        out.append(d)
+    return out

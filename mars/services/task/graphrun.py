@@ -57,6 +57,9 @@ class GraphRun:
         self.placed: dict[int, str] = {}
         #: workers each dispatched subtask reads inputs from
         self.sources: dict[int, set[str]] = {}
+        #: workers that will hold a copy of a key once the subtask sent there reading it runs (a slot keeps what it
+        #: fetched): the placer counts them as holders, so a broadcast side moves once per worker, not once per read
+        self.copies: dict[str, set[str]] = {}
         self.chained = False
         self.view = proc.task_graph(task).add_run(base, subtasks)
         #: keys this run reads or makes and still needs: other runs of the session do not free them meanwhile
@@ -144,17 +147,22 @@ class GraphRun:
             rest = [i for i in ready if i not in sourced]
         else:
             rest = ready
-        meta = self.proc.meta
         for i in rest:
-            held: dict[str, int] = {}
-            for k in subtasks[i].input_keys:
-                m = meta.get(k)
-                if m is not None:
-                    for w in m.holders:
-                        held[w] = held.get(w, 0) + m.nbytes
-            address = placer.place(held, gpu=subtasks[i].gpu)
+            address = placer.place(self._held_by(i), gpu=subtasks[i].gpu)
             by_worker.setdefault(address, []).append(self._spec(i, address, placer))
         await asyncio.gather(*[self.proc.send_specs(address, specs) for address, specs in by_worker.items()])
+
+    def _held_by(self, i: int) -> dict[str, int]:
+        """Bytes of subtask ``i``'s inputs by the worker holding them (or soon holding a copy)."""
+        held: dict[str, int] = {}
+        meta, copies = self.proc.meta, self.copies
+        for k in self.state.subtasks[i].input_keys:
+            m = meta.get(k)
+            if m is None:
+                continue
+            for w in (m.holders | copies[k]) if k in copies else m.holders:
+                held[w] = held.get(w, 0) + m.nbytes
+        return held
 
     def _spec(self, i: int, address: str, placer: Any) -> SubtaskSpec:
         st = self.state.subtasks[i]
@@ -165,6 +173,7 @@ class GraphRun:
             m = self.proc.meta.get(k)
             if m is not None and address not in m.holders:
                 remote[k] = RemoteInput(m.worker, placer.transfer_addresses(m.worker), m.nbytes)
+                self.copies.setdefault(k, set()).add(address)
         self.sources[i] = {r.worker for r in remote.values()}
         report_values = any(k in self.keep for k in st.output_keys)
         return SubtaskSpec(self.proc.session_id, self.task.task_id, self.base + i, st,

@@ -437,7 +437,8 @@ class SessionProcessor:
         for report in reports:
             run = self._run_of(report)
             if self._placer is not None:
-                self._placer.done(report.worker, gpu=run is not None and run.is_gpu(report))
+                self._placer.done(report.worker, gpu=run is not None and run.is_gpu(report),
+                                  seconds=report.duration if report.error is None else None)
             if run is None:  # its run ended (failed, cancelled or cut short)
                 self._on_late_report(report)
                 continue

@@ -24,6 +24,7 @@ import aiohttp
 from ...core.entity import Tileable
 from ...oscar.tls import client_context
 from ..errors import SessionNotFound
+from ..storage.upload import UploadTarget, upload_chunks
 from ..task.api import TaskInfo
 from .wire import (
     BINARY,
@@ -32,6 +33,7 @@ from .wire import (
     WebError,
     exception_from,
     minus_each,
+    pack,
     pack_joined,
     read_body,
     unpack,
@@ -130,7 +132,7 @@ class WebClient:
         return f"<WebClient {self.url}>"
 
     async def _request(
-        self, method: str, path: str, *, json_body: Any = None, data: bytes | None = None,
+        self, method: str, path: str, *, json_body: Any = None, data: bytes | aiohttp.payload.Payload | None = None,
         binary: bool = False, wait: float = 0.0,
     ) -> Any:
         headers = {"Accept": BINARY} if binary else {}
@@ -214,6 +216,29 @@ class WebClient:
         reply = await self._request("POST", f"/api/sessions/{_q(session_id)}/release", json_body={"keys": list(keys)})
         return minus_each(keys, reply.get("not_released", []))
 
+    async def upload(self, session_id: str, chunks: list[tuple[str, tuple, Any]]) -> None:
+        """Put ``(key, shape, value)`` chunks into workers' storage, held by the session.
+
+        On the workers' host the segments are written here and only their
+        descriptors are sent; from elsewhere the values travel in the requests
+        (see :func:`~mars.services.storage.upload.upload_chunks`).
+        """
+        await upload_chunks(self, session_id, chunks)
+
+    async def upload_targets(self, session_id: str) -> list[UploadTarget]:
+        reply = await self._request("GET", f"/api/sessions/{_q(session_id)}/upload")
+        return [UploadTarget(w["address"], int(w["n_slots"]), w["prefix"]) for w in reply["workers"]]
+
+    async def adopt_stored(self, session_id: str, worker: str, chunks: list[tuple[str, tuple, Any]]) -> None:
+        await self._upload(session_id, {"worker": worker, "stored": [(k, tuple(s), d) for k, s, d in chunks]})
+
+    async def put_chunks(self, session_id: str, worker: str, chunks: list[tuple[str, tuple, Any]]) -> None:
+        await self._upload(session_id, {"worker": worker, "values": [(k, tuple(s), v) for k, s, v in chunks]})
+
+    async def _upload(self, session_id: str, body: dict) -> None:
+        parts, size = await pack(body)
+        await self._request("POST", f"/api/sessions/{_q(session_id)}/upload", data=_Parts(parts, size))
+
     # ------------------------------------------------------------------ cluster
     async def get_workers(self) -> list[dict]:
         return await self._request("GET", "/api/cluster/workers")  # type: ignore[no-any-return]
@@ -237,6 +262,24 @@ async def _reply(resp: aiohttp.ClientResponse) -> Any:
         except BadRequest as e:
             raise WebError(f"the web service's binary reply is malformed: {e}") from None
     return json.loads(await resp.read())
+
+
+class _Parts(aiohttp.payload.Payload):
+    """A binary frame's parts (see :func:`.wire.pack`) sent as one body, its buffers never joined."""
+
+    def __init__(self, parts: Sequence[Any], size: int):
+        super().__init__(parts, content_type=BINARY)
+        self._size = size
+
+    def decode(self, encoding: str = "utf-8", errors: str = "strict") -> str:
+        raise TypeError("a binary frame is not text")
+
+    async def write(self, writer: Any) -> None:
+        for part in self._value:
+            await writer.write(part)
+
+    async def write_with_length(self, writer: Any, content_length: int | None) -> None:
+        await self.write(writer)
 
 
 class SyncWebClient:

@@ -21,6 +21,7 @@ from ...core.entity import Tileable, TileableData
 from ...oscar.errors import RemoteError
 from ...serialization import deserialize, serialize
 from ..errors import SessionNotFound
+from ..storage.shm import StoredObject
 from ..task.api import TaskInfo
 from ..task.naming import check_task_name
 from .wire import BINARY, JOIN_BELOW, JSON, BadRequest, minus_each, pack, read_body, unpack
@@ -39,6 +40,7 @@ BODY_TYPES: dict[tuple[str, str], str] = {
     ("POST", "/api/sessions/{sid}/tasks"): BINARY,
     ("POST", "/api/sessions/{sid}/fetch"): JSON,
     ("POST", "/api/sessions/{sid}/release"): JSON,
+    ("POST", "/api/sessions/{sid}/upload"): BINARY,
 }
 #: paths answered without the cluster's token: a liveness or readiness probe has none, and they reveal nothing
 PROBE_PATHS = frozenset({"/api/health"})
@@ -238,6 +240,40 @@ async def release(request: web.Request) -> web.StreamResponse:
     keys = _keys(await _json_body(request))
     released = await _api(request).release(request.match_info["sid"], keys)
     return web.json_response({"released": len(released), "not_released": minus_each(keys, released)})
+
+
+@routes.get("/api/sessions/{sid}/upload")
+async def upload_targets(request: web.Request) -> web.StreamResponse:
+    targets = await _api(request).upload_targets(request.match_info["sid"])
+    return web.json_response({"workers": [dataclasses.asdict(t) for t in targets]})
+
+
+@routes.post("/api/sessions/{sid}/upload")
+async def upload(request: web.Request) -> web.StreamResponse:
+    worker, kind, chunks = _upload_body(await unpack(await _body(request)))
+    api = _api(request)
+    if kind == "stored":
+        await api.adopt_stored(request.match_info["sid"], worker, chunks)
+    else:
+        await api.put_chunks(request.match_info["sid"], worker, chunks)
+    return web.json_response({"n_chunks": len(chunks)})
+
+
+def _upload_body(body: Any) -> tuple[str, str, list]:
+    """``(worker, "stored" or "values", chunks)`` from an upload's body (see docs/openapi.yaml)."""
+    if not isinstance(body, dict) or not isinstance(body.get("worker"), str) or len(body) != 2:
+        raise BadRequest('an upload body is {"worker": address, "stored" or "values": [(key, shape, ...)]}')
+    kind = next(k for k in body if k != "worker")
+    chunks = body[kind]
+    if kind not in ("stored", "values") or not isinstance(chunks, list):
+        raise BadRequest(f'an upload body has "stored" or "values" beside "worker", got {kind!r}')
+    for chunk in chunks:
+        if not (isinstance(chunk, tuple) and len(chunk) == 3 and isinstance(chunk[0], str)
+                and isinstance(chunk[1], tuple)):
+            raise BadRequest(f"each uploaded chunk is (key, shape tuple, {kind[:-1]}), got {str(chunk)[:100]}")
+        if kind == "stored" and not isinstance(chunk[2], StoredObject):
+            raise BadRequest(f"a stored chunk is described by a StoredObject, got {type(chunk[2]).__name__}")
+    return body["worker"], kind, chunks
 
 
 # ---------------------------------------------------------------------- cluster
