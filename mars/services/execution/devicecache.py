@@ -159,6 +159,7 @@ class DeviceCache:
             logger.warning("could not move chunk %s out of device memory: %s", key, e)
             return False
         self._remember(key, copy)
+        assert entry.session_id is not None and entry.desc is not None, f"chunk {key} was not device-only"
         self._moved.append((entry.session_id, entry.desc, copy))
         return True
 
