@@ -272,11 +272,16 @@ def _uses_blas(op: Any) -> bool:
 
 @contextlib.contextmanager
 def _blas_threads(subtasks: Sequence[Any], n_threads: int):  # type: ignore[no-untyped-def]
-    """Chunk ops running BLAS side by side share the cores instead of each taking all of them."""
+    """Chunk ops running BLAS side by side share the cores instead of each taking all of them.
+
+    With one thread, BLAS gets one too: the session was asked for one core, and a BLAS pool of
+    several threads on the small products of a row pass costs more than it gives (10x, measured).
+    """
     n_blas = sum(1 for st in subtasks if _uses_blas(st.op))
-    if n_blas == 0 or n_threads <= 1:
+    if n_blas == 0:
         yield
         return
+    n_threads = max(1, n_threads)
     with _blas_controller().limit(limits=max(1, n_threads // min(n_threads, n_blas)), user_api="blas"):
         yield
 

@@ -35,7 +35,7 @@ from ..tensor.chunks import offsets
 from ..tensor.core import Tensor, TensorData, TensorOperator, tensor_data
 from ..tensor.datasource.core import astensor
 
-__all__ = ["add_partials", "row_map", "row_reduce"]
+__all__ = ["add_partials", "row_map", "row_map_reduce", "row_reduce"]
 
 
 def add_partials(*partials: Any) -> Any:
@@ -101,12 +101,17 @@ class RowReduce(TensorOperator):
         parts = [RowChunk(fn=op.fn, args=op.args, start=int(starts[i]))
                  .new_chunk([c, *(a.chunks[i] for a in aligned), *whole], **meta)
                  for i, c in enumerate(x.chunks)]
-        size = options.combine_size
-        while len(parts) > size:
-            parts = [RowMerge(combine=op.combine, finish=None).new_chunk(parts[i:i + size], **meta)
-                     for i in range(0, len(parts), size)]
-        final = RowMerge(combine=op.combine, finish=op.finish).new_chunk(parts, **meta)
-        return Tiled([final], tuple((s,) for s in out.shape))
+        return _merged(parts, op.combine, op.finish, meta)
+
+
+def _merged(parts: list, combine: Callable, finish: Callable | None, meta: dict) -> Tiled:
+    """Partials merged in a tree of ``combine`` (``options.combine_size`` at a time), ``finish`` last."""
+    size = options.combine_size
+    while len(parts) > size:
+        parts = [RowMerge(combine=combine, finish=None).new_chunk(parts[i:i + size], **meta)
+                 for i in range(0, len(parts), size)]
+    final = RowMerge(combine=combine, finish=finish).new_chunk(parts, **meta)
+    return Tiled([final], tuple((s,) for s in meta["shape"]))
 
 
 class RowMap(TensorOperator):
@@ -128,6 +133,32 @@ class RowMap(TensorOperator):
         tiled = [Tiled(chunks, (x.nsplits[0], *((s,) for s in tail))) for chunks, tail in zip(per_out, op.tails)]
         # an op unpickled on a cluster lists only its outputs up to the last one still held
         return tiled[:len(op.outputs)]
+
+
+class RowMapReduce(TensorOperator):
+    """Each row chunk → ``(partial, its rows of each row output)``; the partials merged as by RowReduce."""
+
+    params = ("fn", "args", "n_aligned", "tails", "dtypes", "combine", "finish")
+
+    @classmethod
+    def tile(cls, op: RowMapReduce) -> Generator[Any, Any, list[Tiled]]:
+        x, aligned, whole = yield from _rows_tiled(op, op.n_aligned)
+        out = op.outputs[0]
+        meta = {"index": (0,) * out.ndim, "shape": out.shape, "dtype": out.dtype, "order": "C"}
+        starts = offsets(x.nsplits[0])
+        parts: list = []
+        per_out: list[list] = [[] for _ in op.tails]
+        for i, c in enumerate(x.chunks):
+            kws = [meta] + [{"index": (i,) + (0,) * len(tail), "shape": (c.shape[0], *tail), "dtype": dt,
+                             "order": "C"} for dt, tail in zip(op.dtypes, op.tails)]
+            made = RowChunk(fn=op.fn, args=op.args, start=int(starts[i])).new_chunks(
+                [c, *(a.chunks[i] for a in aligned), *whole], kws)
+            parts.append(made[0])
+            for lst, chunk in zip(per_out, made[1:]):
+                lst.append(chunk)
+        rows = [Tiled(chunks, (x.nsplits[0], *((s,) for s in tail))) for chunks, tail in zip(per_out, op.tails)]
+        # as RowMap: an op unpickled on a cluster lists its outputs up to the last one still held
+        return [_merged(parts, op.combine, op.finish, meta), *rows][:len(op.outputs)]
 
 
 def _datas(values: Sequence[Any]) -> list[TensorData]:
@@ -167,6 +198,34 @@ def row_map(fn: Callable, x: Any, *, outs: Sequence[tuple[tuple, Any]], aligned:
     op = RowMap(fn=fn, args=tuple(args), n_aligned=len(aligned), tails=tails, dtypes=dtypes)
     kws = [{"shape": (n, *tail), "dtype": dt} for tail, dt in zip(tails, dtypes)]
     return op.new_tensors(inputs, kws)
+
+
+def row_map_reduce(fn: Callable, x: Any, *, shape: tuple, outs: Sequence[tuple[tuple, Any]], dtype: Any = np.float64,
+                   aligned: Sequence[Any] = (), whole: Sequence[Any] = (), args: tuple = (),
+                   combine: Callable = add_partials, finish: Callable | None = None) -> list[Tensor]:
+    """:func:`row_reduce` and :func:`row_map` in one pass: ``fn`` returns ``(partial, *rows of each output)``.
+
+    Gives ``[reduced tensor of shape, *row outputs]``.
+
+    >>> import mars.tensor as mt
+    >>> total, doubled = row_map_reduce(_sums_and_doubles, mt.ones((5, 3), chunk_size=2), shape=(3,),
+    ...                                 outs=[((3,), float)])
+    >>> total.fetch(), doubled.fetch()[0]
+    (array([5., 5., 5.]), array([2., 2., 2.]))
+    """
+    inputs = _datas([x, *aligned, *whole])
+    n = inputs[0].shape[0]
+    tails = tuple(tuple(t) for t, _ in outs)
+    dtypes = tuple(np.dtype(dt) for _, dt in outs)
+    op = RowMapReduce(fn=fn, args=tuple(args), n_aligned=len(aligned), tails=tails, dtypes=dtypes,
+                      combine=combine, finish=finish)
+    kws = [{"shape": tuple(shape), "dtype": np.dtype(dtype)}]
+    kws += [{"shape": (n, *tail), "dtype": dt} for tail, dt in zip(tails, dtypes)]
+    return op.new_tensors(inputs, kws)
+
+
+def _sums_and_doubles(start: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return x.sum(axis=0), 2 * x
 
 
 def _row_sums(start: int, x: np.ndarray) -> np.ndarray:

@@ -36,6 +36,16 @@ def test_blas_ops_side_by_side_get_one_thread_each_and_limits_come_back():
     assert after == before
 
 
+def test_one_thread_gives_blas_one_thread():
+    blas = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    if not blas or all(i["num_threads"] == 1 for i in blas):
+        pytest.skip("no BLAS library with several threads that threadpoolctl can control")
+    x = mt.tensor(np.ones((8, 2)), chunk_size=8)
+    with mars.new_session(default=False) as sess, option_context({"n_threads": 1}):
+        seen = sess.run(row_reduce(_blas_threads_seen, x, shape=(1,), combine=_keep_max))
+    assert seen[0] == 1
+
+
 def test_the_library_scan_is_made_once_not_per_run():
     first = session_mod._blas_controller()
     assert session_mod._blas_controller() is first

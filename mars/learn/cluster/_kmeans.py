@@ -22,7 +22,14 @@ from sklearn.base import (
 )
 from sklearn.utils import check_random_state
 
-from ..base import as_tensor, check_fitted, fetch, fetch_all, validate_data
+from ..base import (
+    as_tensor,
+    check_fitted,
+    fetch,
+    fetch_all,
+    resolve_session,
+    validate_data,
+)
 from . import _init, _passes
 
 _INITS = ("k-means||", "k-means++", "random")
@@ -112,8 +119,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         for _ in range(n_init):
             centers = self._initial_centers(x, sw, sw_local, rng)
             centers, n_iter = self._lloyd(x, sw, centers, tol)
-            labels, d2 = fetch_all(*_passes.labels_and_distances(x, centers))
-            inertia = float(d2 @ (sw_local if sw_local is not None else _weights_of(sw, d2)))
+            labels, d2 = _passes.labels_and_distances(x, centers)
+            labels, inertia = fetch_all(labels, (d2 * sw).sum() if sw is not None else d2.sum())
+            inertia = float(inertia)  # summed on the chunks: the distances never leave them
             if best is None or inertia < best[2]:
                 best = (centers, labels, inertia, n_iter)
         self.cluster_centers_, self.labels_, self.inertia_, self.n_iter_ = best
@@ -126,10 +134,24 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         return self
 
     def _lloyd(self, x: Any, sw: Any, centers: np.ndarray, tol: float) -> tuple[np.ndarray, int]:
+        # unweighted, a pass after the first adds the changes that the rows which moved make to the running
+        # [sums, counts] (with weights, such sums could leave an empty cluster a weight of rounding error)
+        labels, running = None, None
         for i in range(self.max_iter):
-            sums, weights, inertia = _passes.lloyd_pass(x, sw, centers, with_inertia=bool(self.verbose))
+            if sw is None:
+                delta, new_labels = self._step(x, centers, labels)
+                if labels is None:
+                    running = delta
+                else:
+                    running[:, :-1] += delta[:, :-1]
+                    running[:, -1] = delta[:, -1]  # the inertia is of every row each pass
+                labels = new_labels
+                sums, weights, inertia = running[:, :-2].copy(), running[:, -2].copy(), running[:, -1].sum()
+            else:
+                sums, weights, inertia = _passes.lloyd_pass(x, sw, centers, with_inertia=bool(self.verbose))
             if (weights == 0).any():
                 _passes.relocate_empty(x, sw, centers, sums, weights)
+                labels = None  # the moved points' labels are stale: the next pass starts afresh
             new = centers.copy()
             filled = weights > 0
             new[filled] = sums[filled] / weights[filled, None]
@@ -142,6 +164,14 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
                     print(f"Converged at iteration {i}: center shift {shift} within tolerance {tol}.")
                 break
         return centers, i + 1
+
+    def _step(self, x: Any, centers: np.ndarray, labels: Any) -> tuple[np.ndarray, Any]:
+        """One unweighted pass: its ``[sums, counts, inertia]`` (the changes since the pass that gave
+        ``labels``, when given) and its labels, which stay on the chunks for the next pass."""
+        stats, new_labels = _passes.lloyd_step(x, centers, labels, with_inertia=bool(self.verbose))
+        session = resolve_session()
+        session.execute(stats, new_labels)
+        return np.array(session.fetch(stats)), new_labels
 
     # ------------------------------------------------------------ using the model
     def _check_test_data(self, X: Any) -> Any:
@@ -187,7 +217,3 @@ def _sample_weight(sample_weight: Any, n: float, local: bool) -> tuple[Any, np.n
         raise ValueError(f"sample_weight.shape == {tuple(sw.shape)}, expected ({int(n)},)!")
     sw = sw.execute()
     return sw, (np.asarray(fetch(sw)) if local else None)
-
-
-def _weights_of(sw: Any, d2: np.ndarray) -> np.ndarray:
-    return np.ones(len(d2)) if sw is None else np.asarray(fetch(sw))

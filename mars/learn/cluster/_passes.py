@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._rowops import add_partials, row_blocks, row_map, row_reduce
+from .._rowops import add_partials, row_blocks, row_map, row_map_reduce, row_reduce
 from ..base import fetch
 
 _BLOCK = 4096
@@ -50,10 +50,10 @@ def _members(xb: np.ndarray, minus_2c: np.ndarray, c_sq: np.ndarray) -> tuple[np
     dist_t = minus_2c @ xb.T
     dist_t += c_sq
     best = np.minimum.reduce(dist_t, axis=0)
-    nearest = dist_t == best
-    if np.count_nonzero(nearest) != len(xb):
-        nearest = nearest.argmax(axis=0) == np.arange(len(dist_t))[:, None]
-    return nearest.astype(np.float64), best
+    member = np.equal(dist_t, best, out=dist_t)  # 1.0 / 0.0 in place: no boolean temporary
+    if member.sum() != len(xb):
+        member = (member.argmax(axis=0) == np.arange(len(dist_t))[:, None]).astype(np.float64)
+    return member, best
 
 
 def _block_rows(k: int) -> int:
@@ -103,6 +103,58 @@ def lloyd_pass(x: Any, sw: Any, centers: np.ndarray, with_inertia: bool = True) 
                                    bool(with_inertia)),
                              finish=_pack_stats))
     return stats[:, :d], stats[:, d], stats[:, d + 1].sum()
+
+
+def _moved_stats(xb: np.ndarray, labels: np.ndarray, old: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The change in per-cluster sums and counts of rows that left cluster ``old`` for ``labels``."""
+    moved = np.flatnonzero(labels != old)
+    if not len(moved):
+        return np.zeros((k, xb.shape[1])), np.zeros(k)
+    delta = np.zeros((k, len(moved)))
+    columns = np.arange(len(moved))
+    delta[labels[moved], columns] = 1.0
+    delta[old[moved], columns] = -1.0
+    return delta @ xb[moved], delta.sum(axis=1)
+
+
+def _step_chunk(start: int, x: np.ndarray, *rest: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``([sums, counts, inertia] of one chunk, its labels)``; given last pass's labels, sums and counts are
+    the changes that the rows which moved make (most rows stay after the first passes: one small product
+    instead of a pass-sized one)."""
+    centers, with_inertia = rest[-2:]
+    old = rest[0] if len(rest) == 3 else None
+    k, d = centers.shape
+    minus_2c, c_sq = _centre_terms(centers)
+    sums, counts, inertia = np.zeros((k, d)), np.zeros(k), np.zeros(k)
+    labels = np.empty(len(x), np.int32)
+    index = np.arange(k, dtype=np.float64)
+    rows = _block_rows(k)
+    for s in row_blocks(len(x), rows):
+        xb = x[s:s + rows]
+        member, best = _members(xb, minus_2c, c_sq)
+        block = labels[s:s + rows]
+        block[:] = index @ member
+        if with_inertia:
+            d2 = best + np.einsum("ij,ij->i", xb, xb)
+            np.maximum(d2, 0, out=d2)
+            inertia += member @ d2
+        if old is None:
+            counts += member.sum(axis=1)
+            sums += member @ xb
+        else:
+            moved_sums, moved_counts = _moved_stats(xb, block, old[s:s + rows], k)
+            sums += moved_sums
+            counts += moved_counts
+    return np.hstack([sums, counts[:, None], inertia[:, None]]), labels
+
+
+def lloyd_step(x: Any, centers: np.ndarray, labels: Any = None, with_inertia: bool = False) -> list:
+    """Lazy ``(stats, labels)`` of assigning the rows of ``x`` (unweighted) to ``centers``: ``stats`` holds per
+    cluster ``[sums..., count, inertia]`` (inertia 0 unless ``with_inertia``), or, given the ``labels`` of
+    the last pass, the change in sums and counts since it."""
+    return row_map_reduce(_step_chunk, x, shape=(len(centers), centers.shape[1] + 2), outs=[((), np.int32)],
+                          aligned=[] if labels is None else [labels],
+                          args=(np.ascontiguousarray(centers, dtype=np.float64), bool(with_inertia)))
 
 
 def _labels_chunk(start: int, x: np.ndarray, centers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
