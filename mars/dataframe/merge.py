@@ -57,8 +57,8 @@ from .merge_order import (
     ordered_by_position,
 )
 from .meta import empty_meta, fake
-from .rows import known_rows, renumber_rows, single_chunk
-from .shuffle import ConcatPieces, split_by_codes
+from .rows import known_rows_of, renumber_rows, single_chunk
+from .shuffle import ConcatPieces, narrow_codes, split_by_codes
 
 __all__ = ["merge"]
 
@@ -116,7 +116,7 @@ def hash_codes(part: pd.DataFrame, keys: tuple, casts: tuple, n: int) -> np.ndar
 
 def _small_codes(codes: np.ndarray, n: int) -> np.ndarray:
     """Partition codes in the narrowest int type: numpy's stable argsort is a radix sort for 16 bits."""
-    return codes.astype(np.int16 if n < 2**15 else np.int64)
+    return narrow_codes(codes, n)
 
 
 def encoded_keys(part: pd.DataFrame, keys: tuple, kinds: tuple) -> list[np.ndarray]:
@@ -268,6 +268,71 @@ class KeySamples(PandasOperator):
         return pd.DataFrame(dict(enumerate(encoded))).assign(weight=n / max(s, 1))
 
 
+#: an inner merge first keeps the rows of the larger side whose key the smaller side has, when that side has
+#: at least this many times more rows (a table of the few keys and a look-up per row, instead of pandas hashing
+#: both sides' keys into one table and taking every column through it)
+SEMI_RATIO = 8
+
+
+def semi_filtered(left: pd.DataFrame, right: pd.DataFrame, kwargs: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The two sides of an inner merge on one integer column each, the larger cut to the keys the smaller has.
+
+    The rows left out match nothing, and the others keep their order, so
+    pandas' merge of the cut sides is its merge of the whole ones.
+
+    >>> left = pd.DataFrame({"k": [1, 2, 3, 1] * 4, "v": range(16)})
+    >>> right = pd.DataFrame({"k": [1]})
+    >>> len(semi_filtered(left, right, {"how": "inner", "on": "k"})[0])
+    8
+    """
+    if kwargs.get("how") != "inner" or kwargs.get("validate") or kwargs.get("indicator") \
+            or kwargs.get("left_index") or kwargs.get("right_index"):
+        return left, right
+    lk, rk = _one_key(kwargs.get("left_on") or kwargs.get("on")), _one_key(kwargs.get("right_on") or kwargs.get("on"))
+    if lk is None or rk is None or lk not in left.columns or rk not in right.columns:
+        return left, right
+    lkey, rkey = left[lk], right[rk]
+    if not (isinstance(lkey, pd.Series) and isinstance(rkey, pd.Series)) \
+            or lkey.dtype.kind not in "iu" or rkey.dtype.kind not in "iu":
+        return left, right
+    if len(left) >= SEMI_RATIO * len(right):
+        return left[members(lkey.to_numpy(), rkey.to_numpy())], right
+    if len(right) >= SEMI_RATIO * len(left):
+        return left, right[members(rkey.to_numpy(), lkey.to_numpy())]
+    return left, right
+
+
+#: the widest range of keys looked up in a table of flags (one byte per value in the range)
+LOOKUP_RANGE = 1 << 24
+
+
+def members(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is among ``keys`` (integer arrays): a table of flags over the keys' range
+    when it is narrow (one look-up per value, no hashing), else pandas' ``isin``.
+
+    >>> members(np.array([5, 1, 7, -2]), np.array([7, 5])).tolist()
+    [True, False, True, False]
+    """
+    if not len(keys) or not len(values):
+        return np.zeros(len(values), dtype=bool)
+    low, high = int(keys.min()), int(keys.max())
+    if high - low >= LOOKUP_RANGE or low < -(2**62) or high >= 2**62 or int(values.max()) >= 2**63:
+        return pd.Series(values, copy=False).isin(keys).to_numpy()
+    table = np.zeros(high - low + 1, dtype=bool)
+    table[keys.astype(np.int64) - low] = True
+    # offsets from the lowest key, as unsigned: values below it wrap to huge numbers, out of range like those above
+    offsets = (values.astype(np.int64, copy=False) - np.int64(low)).view(np.uint64)
+    inside = offsets <= np.uint64(high - low)
+    return table[np.where(inside, offsets, 0)] & inside
+
+
+def _one_key(key: Any) -> Any:
+    """The label of a merge on one column (None for several, or none)."""
+    if isinstance(key, list):
+        return key[0] if len(key) == 1 else None
+    return key
+
+
 class MergeChunk(PandasOperator):
     """pandas' merge of one left and one right partition.
 
@@ -280,6 +345,7 @@ class MergeChunk(PandasOperator):
     params = ("kwargs", "na_labels")
 
     def execute(self, left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
+        left, right = semi_filtered(left, right, self.kwargs)
         result = pd.merge(left, right, **self.kwargs)
         side = {"left": left, "right": right}.get(self.na_labels)
         if side is not None and not len(side) and len(result):
@@ -298,8 +364,7 @@ class Merge(PandasOperator):
     @classmethod
     def tile(cls, op: Merge) -> Generator[Any, Any, Tiled]:
         left, right = op.inputs
-        lrows = yield from known_rows(left)
-        rrows = yield from known_rows(right)
+        lrows, rrows = yield from known_rows_of(left, right)
         strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
         if strategy == "hash":
             return (yield from _tile_hash(op, lrows, rrows))

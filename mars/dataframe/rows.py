@@ -25,11 +25,22 @@ from .core import (
 
 def known_rows(data: Any) -> Generator[Any, Any, tuple]:
     """For generator ``tile()``s: the row counts of ``data``'s chunks, computing them first if unknown."""
-    if any(has_unknown(c.shape[:1]) for c in data.chunks):
-        yield data.chunks
-    if has_unknown(row_splits(data)):  # chunks computed earlier (a head's stage) may know sizes nsplits lacks
-        data.refresh_shape()
-    return row_splits(data)
+    (rows,) = yield from known_rows_of(data)
+    return rows
+
+
+def known_rows_of(*datas: Any) -> Generator[Any, Any, list]:
+    """The row counts of each of ``datas``, computed in one stage where any are unknown (inputs that share
+    upstream work, such as a merge's two sides, then run it once and together)."""
+    unknown = [d for d in datas if any(has_unknown(c.shape[:1]) for c in d.chunks)]
+    if unknown:
+        yield list({c.key: c for d in unknown for c in d.chunks}.values())
+    out = []
+    for data in datas:
+        if has_unknown(row_splits(data)):  # chunks computed earlier (a head's stage) may know sizes nsplits lacks
+            data.refresh_shape()
+        out.append(row_splits(data))
+    return out
 
 
 class RowsPiece(PandasOperator):

@@ -40,10 +40,23 @@ def _index_keys(index: pd.Index) -> Any:
     return index.to_frame(index=False) if isinstance(index, pd.MultiIndex) else pd.Series(index, copy=False)
 
 
+def narrow_codes(codes: np.ndarray, n: int) -> np.ndarray:
+    """Codes ``0 <= c <= n`` in the narrowest integer type: numpy's stable argsort of 8 or 16 bits is a radix
+    sort, some 25 times faster than its merge sort of int64.
+
+    >>> narrow_codes(np.array([0, 3, 1]), 4).dtype
+    dtype('uint8')
+    """
+    if n < 255:
+        return codes.astype(np.uint8, copy=False)
+    return codes.astype(np.int16 if n < 2**15 else np.int64, copy=False)
+
+
 def split_by_codes(value: Any, codes: np.ndarray, n: int) -> list:
     """``value``'s rows split into ``n`` pieces by partition code, keeping row order within each piece."""
     if n == 1:
         return [value]
+    codes = narrow_codes(codes, n)
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(n + 1))
     taken = value.take(order) if not isinstance(value, pd.Index) else value[order]

@@ -47,7 +47,7 @@ from .meta import empty_meta, infer
 from .reduction import tree_reduce
 from .reductions import Gather, Reducer, run_reducer
 from .rows import renumbered
-from .shuffle import ConcatPieces, HashSplit
+from .shuffle import ConcatPieces, HashSplit, narrow_codes
 
 __all__: list[str] = []
 
@@ -188,10 +188,40 @@ def _keys(value: Any, subset: list | None) -> pd.DataFrame:
     return keys.set_axis(range(keys.shape[1]), axis=1)
 
 
+def packed_keys(keys: pd.DataFrame) -> np.ndarray | None:
+    """Integer key columns packed into one int64 per row (each column offset by its minimum, in as many bits as
+    its range needs) when they fit in 63 bits, else None: equal rows give equal numbers and unequal rows
+    unequal ones, so one hash table over one column finds the duplicates (pandas factorizes every column).
+
+    >>> packed_keys(pd.DataFrame({0: [5, 6, 5], 1: [1, 1, 1]})).tolist()
+    [0, 1, 0]
+    """
+    columns = [keys.iloc[:, i].to_numpy() for i in range(keys.shape[1])]
+    if not columns or not len(columns[0]) or any(c.dtype.kind not in "iub" for c in columns):
+        return None
+    packed = np.zeros(len(columns[0]), dtype=np.int64)
+    bits = 0
+    for c in columns:
+        low, high = int(c.min()), int(c.max())
+        width = (high - low).bit_length()
+        if bits + width > 63:
+            return None
+        if width:
+            # offsets from the minimum fit in int64 (width <= 63); unsigned ones are taken in their own type first
+            offset = (c - c.dtype.type(low)).astype(np.int64) if c.dtype.kind == "u" else c.astype(np.int64) - low
+            packed |= offset << bits
+        bits += width
+    return packed
+
+
 def duplicated_keys(keys: pd.DataFrame, keep: Any) -> np.ndarray:
-    """pandas' duplicated of the key rows (a single key column takes the faster Series path)."""
+    """pandas' duplicated of the key rows (a single key column, or integer ones packed into one, take the faster
+    Series path)."""
     if keys.shape[1] == 1:
         return keys.iloc[:, 0].duplicated(keep=keep).to_numpy()
+    packed = packed_keys(keys)
+    if packed is not None:
+        return pd.Series(packed, copy=False).duplicated(keep=keep).to_numpy()
     return keys.duplicated(keep=keep).to_numpy()
 
 
@@ -207,26 +237,49 @@ def merge_distinct(frame: pd.DataFrame, n_keys: int, keep: Any) -> pd.DataFrame:
     return frame[first].assign(repeated=repeated[first])
 
 
+#: rows of a partition whose first rows are checked for repeats before it is deduplicated ...
+PROBE_ROWS = 16_384
+#: ... and the share of repeats among them below which it is passed on whole (the merge finds its repeats)
+PROBE_REPEATS = 0.01
+
+
+def mostly_unique(keys: pd.DataFrame) -> bool:
+    """Whether a large partition's first rows hardly repeat: deduplicating it first would cost a pass that
+    removes almost nothing.
+
+    >>> mostly_unique(pd.DataFrame({0: range(100_000)})), mostly_unique(pd.DataFrame({0: [1] * 100_000}))
+    (True, False)
+    """
+    if len(keys) < 4 * PROBE_ROWS:
+        return False
+    return bool(duplicated_keys(keys.iloc[:PROBE_ROWS], "first").mean() < PROBE_REPEATS)
+
+
 class LocalDistinct(PandasOperator):
     """A partition's distinct keys, with their positions (``part``, ``pos``) unless ``bare``.
 
     For ``keep=False`` a ``repeated`` column says whether the key occurs
-    more than once in the partition.
+    more than once in the partition. With ``merged`` (a merge of the
+    partials follows) a partition whose keys hardly repeat is passed on
+    whole: the merge, which looks at every row again, finds its repeats.
     """
 
-    params = ("subset", "keep", "part", "bare")
+    params = ("subset", "keep", "part", "bare", "merged")
     fusible = True
 
     def execute(self, value: Any) -> pd.DataFrame:
         keys = _keys(value, self.subset)
-        keep = "last" if self.keep == "last" else "first"
-        kept = ~duplicated_keys(keys, keep)
-        out = keys[kept]
+        if self.merged and mostly_unique(keys):
+            kept, out = np.ones(len(keys), dtype=bool), keys
+        else:
+            kept = ~duplicated_keys(keys, "last" if self.keep == "last" else "first")
+            out = keys[kept]
         if self.bare:
             return out
         out = out.assign(part=np.int64(self.part), pos=np.flatnonzero(kept).astype(np.int64))
         if self.keep is False:
-            out = out.assign(repeated=duplicated_keys(keys, False)[kept])
+            repeated = np.zeros(len(out), dtype=bool) if len(out) == len(keys) else duplicated_keys(keys, False)[kept]
+            out = out.assign(repeated=repeated)
         return out
 
 
@@ -249,8 +302,8 @@ class SplitByPart(ShuffleMap, PandasOperator):
     def split(self, value: pd.DataFrame) -> list:
         if self.keep is False:
             value = value[~value["repeated"].to_numpy()]
-        parts = value["part"].to_numpy()
         n = len(self.output_keys)
+        parts = narrow_codes(value["part"].to_numpy(), n)
         order = np.argsort(parts, kind="stable")
         bounds = np.searchsorted(parts[order], np.arange(n + 1))
         pos = value["pos"].to_numpy()[order]
@@ -296,10 +349,12 @@ class Distinct(PandasOperator):
         data, out = op.inputs[0], op.outputs[0]
         sample = LocalDistinct(subset=op.subset, keep=op.keep, part=0, bare=False).execute(data.meta)
         n_keys = sample.shape[1] - (3 if op.keep is False else 2)
-        local = [LocalDistinct(subset=op.subset, keep=op.keep, part=i, bare=False).new_chunk(
+        several = len(data.chunks) > 1
+        local = [LocalDistinct(subset=op.subset, keep=op.keep, part=i, bare=False, merged=several).new_chunk(
             [c], index=(i, 0), shape=(np.nan, sample.shape[1]), meta=sample) for i, c in enumerate(data.chunks)]
         if len(local) > 1:
-            yield local  # their sizes choose the plan
+            # their sizes choose the plan; the partitions stay held for the take at the end
+            yield local + list(data.chunks)
         merge = MergeDistinct(n_keys=n_keys, keep=op.keep)
         merged = _merge_chunks(local, merge, sample, list(range(n_keys)))
         if len(merged) == 1:
@@ -308,6 +363,10 @@ class Distinct(PandasOperator):
             per_part = shuffle_chunks(
                 merged, len(data.chunks), lambda i: SplitByPart(keep=op.keep), lambda r: ConcatPositions(),
                 [{"index": (r,), "shape": (np.nan,), "meta": None} for r in range(len(data.chunks))])
+        if len(local) > 1:
+            # the kept positions, computed once: a reader that computes some partitions first (a groupby's
+            # probe) would otherwise run the whole merge again for the others
+            yield list({c.key: c for c in per_part}.values())
         chunks = []
         name = out.meta.name if isinstance(out.meta, pd.Series) else None
         for i, (c, kept) in enumerate(zip(data.chunks, per_part)):
@@ -462,7 +521,7 @@ class NUnique(PandasOperator):
     def tile(cls, op: NUnique) -> Generator[Any, Any, Tiled]:
         data = op.inputs[0]
         sample = LocalDistinct(subset=None, keep="first", part=0, bare=True).execute(data.meta)
-        local = [LocalDistinct(subset=None, keep="first", part=i, bare=True).new_chunk(
+        local = [LocalDistinct(subset=None, keep="first", part=i, bare=True, merged=len(data.chunks) > 1).new_chunk(
             [c], index=(i, 0), shape=(np.nan, sample.shape[1]), meta=sample) for i, c in enumerate(data.chunks)]
         if len(local) > 1:
             yield local  # their sizes choose the plan

@@ -110,11 +110,13 @@ def probe_groups(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, floa
     """Groups per partition, when few enough for a tree (partials merged on one core); else None.
 
     Counts the distinct keys of the first two partitions not known to be
-    empty (the partitions stay computed for what follows).
+    empty (all partitions are computed, and stay so for what follows).
     """
     probed = [p for p, chunks in enumerate(parts) if chunks[0].shape[0] != 0][:2] or [0]
     counts = [KeyCount(spec=spec).new_chunk(parts[p], index=(i,), shape=(2,), meta=None) for i, p in enumerate(probed)]
-    yield counts + [c for p in probed for c in parts[p]]
+    # every partition, not just the probed ones: both plans read them all, and computing two of a shuffle's
+    # outputs now and the others later would run its mappers twice
+    yield counts + [c for p in parts for c in p]
     rows, groups = np.sum((yield Fetch(counts)), axis=0)
     if groups <= TREE_ROWS or groups <= TREE_RATIO * rows:
         return groups / len(probed)
@@ -126,20 +128,24 @@ class GroupByAgg(PandasOperator):
 
     ``call`` is ``(method, args, kwargs)`` as the user called it, ``layout``
     turns the tree's ``as_index=True`` result into ``as_index=False``'s, and
-    ``columns`` are the columns a shuffle moves (None: all).
+    ``columns`` are the columns a shuffle moves (None: all). ``distinct``
+    (``(subset, keep)``, set by the optimizer) aggregates the rows that
+    ``drop_duplicates(subset, keep)`` keeps: the shuffle on the group keys
+    (a part of ``subset``) brings repeats together, so each reducer drops
+    them itself and no shuffle of their own is needed.
     """
 
-    params = ("spec", "call", "plan", "partials", "index_meta", "layout", "columns")
+    params = ("spec", "call", "plan", "partials", "index_meta", "layout", "columns", "distinct")
 
     @classmethod
     def tile(cls, op: GroupByAgg) -> Generator[Any, Any, Tiled]:
         parts = yield from aligned_partitions(op.inputs, op.spec.modes)
         out = op.outputs[0]
         if len(parts) == 1:
-            chunk = GroupCall(spec=op.spec, call=op.call, meta=None).new_chunk(
+            chunk = GroupCall(spec=op.spec, call=op.call, meta=None, distinct=op.distinct).new_chunk(
                 parts[0], index=chunk_index_of(out.meta, 0), shape=chunk_shape_of(out.meta, np.nan), meta=out.meta)
             return Tiled([chunk], nsplits_of(out.meta, (np.nan,)))
-        if op.plan is not None:
+        if op.plan is not None and op.distinct is None:
             groups = yield from probe_groups(op.spec, parts)
             if groups is not None:
                 block = BLOCK_ROWS if groups <= BLOCK_GROUPS else None
@@ -202,7 +208,7 @@ def shuffle_tiled(op: GroupByAgg, parts: list[list]) -> Generator[Any, Any, Tile
     return (yield from _shuffled(
         op, parts, n,
         lambda i: KeySplit(spec=spec, bounds=bounds, columns=op.columns, chunk=None, travel=()),
-        lambda r: GroupReduce(spec=spec, call=op.call, meta=meta)))
+        lambda r: GroupReduce(spec=spec, call=op.call, meta=meta, distinct=op.distinct)))
 
 
 class Renumber(PandasOperator):

@@ -30,6 +30,9 @@ import pandas as pd
 from ...core.shuffle import ShuffleMap, ShuffleReduce
 from ..core import PandasOperator
 from ..map import Slot
+from ..shuffle import narrow_codes
+from ..uniques import duplicated_keys
+from .dense import dense_agg
 from .keys import (
     VALUES,
     GroupSpec,
@@ -57,8 +60,10 @@ def destinations(spec: GroupSpec, part: Any, keys: Sequence[Any], n: int, bounds
             dest = np.zeros(len(part), dtype=np.int64)
         elif bounds is None:
             dest = (hash_rows(columns) % np.uint64(n)).astype(np.int64)
-        else:
+        elif len(columns) == 1:
             dest = _ranks(np.asarray(columns[0]), bounds[0].to_numpy())
+        else:
+            dest = _lex_ranks([np.asarray(c) for c in columns], [bounds[i].to_numpy() for i in range(len(columns))])
         if spec.dropna and len(part):
             dest[missing_rows(columns)] = -1
         return dest
@@ -67,11 +72,33 @@ def destinations(spec: GroupSpec, part: Any, keys: Sequence[Any], n: int, bounds
 
 
 def _searchable(columns: list, bounds: pd.DataFrame) -> bool:
-    """One plain numeric key: numpy's search on the sorted boundaries ranks it as groupby sorts it."""
-    if len(columns) != 1 or bounds.shape[1] != 1:
+    """One plain numeric key (numpy's search on the sorted boundaries ranks it as groupby sorts it), or a
+    few integer keys against a few boundaries (compared in order, column by column)."""
+    if len(columns) != bounds.shape[1]:
         return False
-    dtype, bound = columns[0].dtype, bounds.dtypes.iloc[0]
-    return isinstance(dtype, np.dtype) and dtype.kind in "iufb" and isinstance(bound, np.dtype) and bound == dtype
+    kinds = "iufb" if len(columns) == 1 else "iub"  # several keys: no NaN, so plain comparisons sort as pandas
+    if len(columns) > 1 and len(bounds) > 64:
+        return False
+    for column, bound in zip(columns, bounds.dtypes):
+        dtype = column.dtype
+        if not (isinstance(dtype, np.dtype) and dtype.kind in kinds and isinstance(bound, np.dtype) and bound == dtype):
+            return False
+    return True
+
+
+def _lex_ranks(columns: list[np.ndarray], bounds: list[np.ndarray]) -> np.ndarray:
+    """How many boundary rows are <= each key row, comparing the key columns in order (integers only).
+
+    >>> _lex_ranks([np.array([1, 2, 2]), np.array([9, 0, 5])], [np.array([2]), np.array([3])]).tolist()
+    [0, 0, 1]
+    """
+    ranks = np.zeros(len(columns[0]), dtype=np.int8)
+    for j in range(len(bounds[0])):
+        at_least = columns[-1] >= bounds[-1][j]
+        for c, b in zip(columns[-2::-1], bounds[-2::-1]):
+            at_least = (c > b[j]) | ((c == b[j]) & at_least)
+        ranks += at_least
+    return ranks.astype(np.int64)
 
 
 def _ranks(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
@@ -120,7 +147,7 @@ def split_rows(values: Sequence[Any], dest: np.ndarray, n: int) -> list[tuple]:
         return empty * int(dest[0]) + [tuple(values)] + empty * (n - 1 - int(dest[0]))
     dest = np.where(dest < 0, n, dest)
     # small integer codes sort by radix: much faster than a merge sort of int64
-    small = dest.astype(np.int16 if n < 32767 else np.int32)
+    small = narrow_codes(dest, n)
     order = np.argsort(small, kind="stable")
     bounds = np.searchsorted(small[order], np.arange(n + 1))
     taken = [take_rows(v, order) for v in values]
@@ -186,12 +213,25 @@ def concat_pieces(pieces: Sequence[tuple]) -> tuple:
 
 
 class GroupCall(PandasOperator):
-    """The call (``method``, ``args``, ``kwargs``) on a partition's groupby: whole groups are at hand."""
+    """The call (``method``, ``args``, ``kwargs``) on a partition's groupby: whole groups are at hand.
 
-    params = ("spec", "call", "meta")
+    ``distinct`` (``(subset, keep)``, or None) drops repeated rows first, as ``drop_duplicates`` would.
+    """
+
+    params = ("spec", "call", "meta", "distinct")
 
     def execute(self, part: Any, *keys: Any) -> Any:
-        return run_call(self.spec, self.call, part, keys, self.meta)
+        return run_call(self.spec, self.call, deduplicated(part, self.distinct), keys, self.meta)
+
+
+def deduplicated(part: Any, distinct: tuple | None) -> Any:
+    """``part.drop_duplicates(subset, keep)`` for ``distinct = (subset, keep)``; ``part`` itself for None."""
+    if distinct is None:
+        return part
+    subset, keep = distinct
+    keys = part if subset is None else part[subset]
+    repeated = duplicated_keys(keys.set_axis(range(keys.shape[1]), axis=1), keep)
+    return part[~repeated] if repeated.any() else part
 
 
 def run_call(spec: GroupSpec, call: tuple, part: Any, keys: Sequence[Any], meta: Any) -> Any:
@@ -199,17 +239,21 @@ def run_call(spec: GroupSpec, call: tuple, part: Any, keys: Sequence[Any], meta:
     if len(part) == 0 and meta is not None:
         # an empty reducer: pandas would guess dtypes from nothing; the meta knows them
         return meta
+    fast = dense_agg(spec, call, part, meta) if not keys and meta is not None else None
+    if fast is not None:
+        return fast
     return getattr(spec.groupby(part, keys), method)(*args, **kwargs)
 
 
 class GroupReduce(ShuffleReduce, PandasOperator):
-    """Reducer: this partition's pieces end to end, then the call on whole groups."""
+    """Reducer: this partition's pieces end to end (repeated rows dropped with ``distinct``, see
+    :class:`GroupCall`), then the call on whole groups."""
 
-    params = ("spec", "call", "meta")
+    params = ("spec", "call", "meta", "distinct")
 
     def combine(self, pieces: list) -> Any:
         part, *keys = concat_pieces(pieces)
-        return run_call(self.spec, self.call, part, keys, self.meta)
+        return run_call(self.spec, self.call, deduplicated(part, self.distinct), keys, self.meta)
 
 
 class KeyCount(PandasOperator):

@@ -5,17 +5,25 @@ its columns its readers use:
 
 - a target uses all of them, and so does any op not listed here;
 - a column selection (``df["a"]``, ``df[["a", "b"]]``) uses what it selects;
-- a row filter (``df[mask]``) uses what its own readers use;
+- a row filter (``df[mask]``), a slice of rows (``head``) and a sort
+  (``sort_values``) use what their own readers use (a sort, its keys too);
 - a merge uses its keys and the columns its readers use, mapped back
   through the suffixes (a column both sides have keeps its suffix: either
-  side keeps it when one does).
+  side keeps it when one does);
+- an assignment of one column (``df.assign(x=...)``, ``df["x"] = ...``)
+  uses what its readers use but that column; one whose column nobody reads
+  is dropped;
+- a grouped aggregation that names its columns (named aggregations, a
+  dict, a selection) uses its keys and those columns.
 
 A source with unused columns is rebuilt to leave them out: an in-memory
 frame (``from_pandas``) keeps views of the used columns only (no copy, and
 a cluster receives only those), and a file source (``read_parquet``,
 ``read_csv``, ``read_sql``) reads only those through its ``with_columns``.
 The filters and merges between it and the selections are rebuilt on the
-narrower frames.
+narrower frames. A frame the session already holds (an executed table)
+cannot be rebuilt: each of its readers reads a selection of the columns it
+uses instead (views of its columns), so merges and shuffles move only those.
 """
 
 from __future__ import annotations
@@ -27,11 +35,13 @@ import pandas as pd
 from ...core.entity import TileableData
 from ..core import PandasData, wrap
 from ..datasource import FromPandas
-from ..indexing import SelectColumns
+from ..groupby.agg import GroupByAgg
+from ..indexing import SelectColumns, _set_column
 from ..map import MapPartitions, Slot
 from ..merge import Merge, merge
-from ..selection import _filter_rows
-from .graph import Rebuilder, consumers, fresh_op, rewrite, topo_order
+from ..selection import RowSlice, _filter_rows
+from ..sort import SortRows
+from .graph import Rebuilder, consumers, fresh_op, is_leaf, rewrite, topo_order
 
 ALL = None  # every column
 
@@ -39,6 +49,36 @@ ALL = None  # every column
 def _is_filter(op: Any) -> bool:
     return isinstance(op, MapPartitions) and op.func is _filter_rows and op.declared is None \
         and isinstance(op.args, tuple) and len(op.args) == 2 and isinstance(op.args[0], Slot) and op.args[0].i == 0
+
+
+def _row_picker(op: Any, node: Any) -> set | None:
+    """For ops whose output is some of ``node``'s rows with all its columns (filters, row slices, sorts): the
+    columns they read themselves (empty for all but a sort's keys); None for other ops."""
+    if _is_filter(op) and op.inputs[0] is node and not any(i is node for i in op.inputs[1:]):
+        return set()
+    if isinstance(op, RowSlice) and len(op.inputs) == 1:
+        return set()
+    if isinstance(op, SortRows) and op.spec.method == "sort_values" and op.spec.by is not None:
+        by = set(op.spec.by)
+        return by if by <= set(node.meta.columns) else None
+    return None
+
+
+def _assigned(op: Any) -> Any:
+    """The column label an assignment of one column writes (``_NONE`` when ``op`` is no such assignment)."""
+    if not (isinstance(op, MapPartitions) and op.func is _set_column and op.declared is None
+            and isinstance(op.args, tuple) and len(op.args) == 3 and isinstance(op.args[0], Slot)
+            and op.args[0].i == 0 and not op.kwargs):
+        return _NONE
+    key = op.args[1]
+    try:
+        hash(key)
+    except TypeError:
+        return _NONE
+    return _NONE if isinstance(key, (list, tuple, Slot)) else key
+
+
+_NONE = object()
 
 
 def _frame(node: Any) -> bool:
@@ -92,20 +132,41 @@ def _required(user: TileableData | None, node: TileableData, needs: dict) -> set
     op = user.op
     if isinstance(op, SelectColumns) and not op.by_position:
         return set(op.columns) if isinstance(op.columns, list) else {op.columns}
-    if _is_filter(op) and op.inputs[0] is node and not any(i is node for i in op.inputs[1:]):
-        return needs.get(id(user), ALL)
+    own = _row_picker(op, node)
+    if own is not None:
+        need = needs.get(id(user), ALL)
+        return need if need is ALL else need | own
+    key = _assigned(op)
+    if key is not _NONE and op.inputs[0] is node and not any(i is node for i in op.inputs[1:]):
+        need = needs.get(id(user), ALL)
+        return need if need is ALL else need - {key}
+    if isinstance(op, GroupByAgg) and op.columns is not None and len(op.inputs) == 1:
+        return set(op.columns)
     if isinstance(op, Merge) and _frame(op.inputs[0]) and _frame(op.inputs[1]) and op.inputs[0] is not op.inputs[1]:
-        sides = merge_needs(op, needs.get(id(user), ALL))
+        memo = getattr(needs, "sides", {})  # pandas' merge of the metas is the slow part: once per merge
+        if id(user) not in memo:
+            memo[id(user)] = merge_needs(op, needs.get(id(user), ALL))
+        sides = memo[id(user)]
         if sides is not None:
             return sides[0] if op.inputs[0] is node else sides[1]
     return ALL
 
 
+class _Needs(dict):
+    """Columns read per node (by id), and each merge's needs of its sides (``sides``, by the merge's id)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sides: dict[int, tuple | None] = {}
+
+
 def column_needs(targets: list[TileableData]) -> dict[int, set | None]:
     """For each node (by id), the set of its columns that are read (None: all)."""
     users = consumers(targets)
-    needs: dict[int, set | None] = {}
-    for node in reversed(topo_order(targets)):
+    needs = _Needs()
+    order = topo_order(targets)
+    leaves = {id(i): i for n in order for i in n.op.inputs if is_leaf(i) and _frame(i)}
+    for node in list(reversed(order)) + list(leaves.values()):  # a held frame's readers are all in ``order``
         need: set | None = set()
         for u in users.get(id(node), []):
             req = _required(u, node, needs)
@@ -152,20 +213,60 @@ def _pruned_source(node: TileableData, kept: list, rb: Rebuilder) -> Any:
     return pruned
 
 
+def _held_selection(leaf: TileableData, kept: list) -> TileableData:
+    """The used columns of a frame the session holds (views: its chunks are not copied)."""
+    op = SelectColumns(columns=list(kept), by_position=False)
+    meta = leaf.meta[list(kept)]
+    return op.new_pandas([leaf], meta, (leaf.shape[0], len(kept)), partitioning=leaf.partitioning).data
+
+
+def _narrow_held(node: TileableData, inputs: list, needs: dict, selections: dict) -> list:
+    """``inputs`` with each held frame that has columns ``node`` does not read replaced by a selection of the
+    ones it reads (one node per frame and columns)."""
+    if isinstance(node.op, SelectColumns):
+        return inputs  # a selection already reads only what it selects
+    out = []
+    for inp in inputs:
+        kept = _kept(inp, _required(node, inp, needs)) if is_leaf(inp) else None
+        if kept is not None:
+            key = (id(inp), tuple(kept))
+            if key not in selections:
+                selections[key] = _held_selection(inp, kept)
+            inp = selections[key]
+        out.append(inp)
+    return out
+
+
+def _rebuilt_assign(node: TileableData, inputs: list, need: set | None, rb: Rebuilder) -> Any:
+    """An assignment on a narrower frame (or the frame itself when the column it writes is not read)."""
+    key = _assigned(node.op)
+    if need is not ALL and key not in need and _frame(inputs[0]):
+        return inputs[0]
+    if inputs[0] is node.op.inputs[0]:
+        return rb.clone(node, inputs) if any(a is not b for a, b in zip(inputs, node.op.inputs)) else None
+    have = list(inputs[0].meta.columns)
+    meta = node.meta[have + ([key] if key not in have else [])]  # pandas appends a new column last
+    return rb.clone(node, inputs, meta=meta, shape=(node.shape[0], meta.shape[1]))
+
+
 def project_columns(targets: list[TileableData]) -> list[TileableData]:
     """Rule: unused columns are left out from the sources up (see the module's text)."""
     needs = column_needs(targets)
+    selections: dict[tuple, TileableData] = {}
 
     def visit(node: TileableData, inputs: list, rb: Rebuilder) -> Any:
         op = node.op
         if not op.inputs:
             kept = _kept(node, needs.get(id(node)))
             return _pruned_source(node, kept, rb) if kept is not None else None
+        inputs = _narrow_held(node, inputs, needs, selections)
+        if _assigned(op) is not _NONE and _frame(node):
+            return _rebuilt_assign(node, inputs, needs.get(id(node)), rb)
         changed = [a is not b and _frame(b) and list(a.meta.columns) != list(b.meta.columns)
                    for a, b in zip(inputs, op.inputs)]
         if not any(changed):
             return None
-        if _is_filter(op):
+        if _row_picker(op, op.inputs[0]) is not None:
             meta = inputs[0].meta
             return rb.clone(node, inputs, meta=meta, shape=(node.shape[0], meta.shape[1]))
         if isinstance(op, Merge):

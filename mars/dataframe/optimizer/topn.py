@@ -6,7 +6,9 @@ keeps its first ``n`` rows; a tree then merges the candidates (in partition
 order, so a stable sort keeps ties in their original order, as pandas'
 stable sort does) and keeps the first ``n`` again. ``nlargest``/``nsmallest``
 are built as such a tree already, and ``head`` of an unsorted frame reads
-only the partitions it needs (:mod:`mars.dataframe.selection`).
+only the partitions it needs (:mod:`mars.dataframe.selection`). A column
+selection between the sort and the head (``sort_values(...)[cols].head(n)``)
+is made after the top-n.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pandas as pd
 
 from ...core.entity import TileableData
 from ..core import concat_values
+from ..indexing import SelectColumns
 from ..reduction import tree_reduce
 from ..selection import RowSlice
 from ..sort import SortRows
@@ -69,23 +72,30 @@ def sort_head_to_topn(targets: list[TileableData]) -> list[TileableData]:
     """Rule: a prefix of a sort read by nothing else becomes a top-n tree reduction."""
     users = consumers(targets)
 
+    def only_reader(node: TileableData, reader: TileableData) -> bool:
+        return node.chunks is None and users.get(id(node), []) == [reader]
+
     def visit(node: TileableData, inputs: list, rb: Rebuilder) -> Any:
         op = node.op
         if not isinstance(op, RowSlice):
             return None
         n = _prefix(op.rows)
-        sort = op.inputs[0]
-        if n is None or sort.chunks is not None or not isinstance(sort.op, SortRows):
+        sort, picked = op.inputs[0], None
+        if isinstance(sort.op, SelectColumns) and not sort.op.by_position and only_reader(sort, node):
+            picked, sort = sort, sort.op.inputs[0]  # ``sort_values(...)[columns].head(n)``: the columns after
+        if n is None or not isinstance(sort.op, SortRows) or not only_reader(sort, picked or node):
             return None
-        if [u for u in users.get(id(sort), [])] != [node]:
-            return None
-        spec, meta = sort.op.spec, node.meta
+        spec, meta = sort.op.spec, sort.meta
         data = rb.new(sort.op.inputs[0])
         rows = data.shape[0]
         size = np.nan if np.isnan(rows) else min(n, int(rows))
         out = tree_reduce(data, TopN(spec, n, "chunk", False, meta), TopN(spec, n, "combine", False, meta),
                           TopN(spec, n, "agg", sort.op.ignore_index, meta), meta,
                           shape=(size,) + tuple(meta.shape[1:])).data
+        if picked is not None:
+            select = SelectColumns(columns=picked.op.columns, by_position=False)
+            out = select.new_pandas([out], node.meta, (size,) + tuple(node.meta.shape[1:]),
+                                    partitioning=out.partitioning).data
         rb.retoken(node.partitioning, out.partitioning)
         return out
 

@@ -1,0 +1,102 @@
+"""Sums, counts and means over one integer key whose values are dense, by ``numpy.bincount``.
+
+A shuffle's reducer holds whole groups of one key range: with an integer
+key whose range is not much wider than the rows (order, part and customer
+numbers), the group of a row is ``key - min``, and one ``bincount`` per
+column gives every group's sum (and count) in a single pass with no hash
+table. pandas' groupby factorizes the key first, which costs more than the
+sums themselves.
+
+Only what matches pandas exactly is done here; anything else (other
+functions, float keys, sparse keys, sums that could lose integer precision)
+returns None and pandas' groupby runs instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .keys import GroupSpec
+
+#: the functions computed here
+FUNCS = ("sum", "count", "mean")
+#: key ranges up to this many times the rows (plus a constant) count as dense
+SPREAD = 4
+
+_EXACT = 2.0**53  # float64 holds integers exactly below this
+
+
+def _named(call: tuple) -> list[tuple[Any, Any, str]] | None:
+    """``[(output, column, func)]`` of a named aggregation call, or None."""
+    method, args, kwargs = call
+    if method != "agg" or args not in ((), (None,)) or not kwargs:
+        return None
+    out = []
+    for name, spec in kwargs.items():
+        if not (isinstance(spec, tuple) and len(spec) == 2 and spec[1] in FUNCS):
+            return None
+        out.append((name, spec[0], spec[1]))
+    return out
+
+
+def _column(values: np.ndarray, codes: np.ndarray, n: int, func: str) -> np.ndarray | None:
+    """One output column: ``func`` of ``values`` per code (NaN left out, as pandas leaves it out)."""
+    kind = values.dtype.kind
+    if kind not in "fiub":
+        return None
+    valid = ~np.isnan(values) if kind == "f" else None
+    if func == "count":
+        return np.bincount(codes if valid is None else codes[valid], minlength=n)
+    if kind != "f" and np.abs(values.astype(np.float64)).sum() >= _EXACT:
+        return None  # sums of large integers: pandas keeps them exact in int64
+    weights = values if valid is None else np.where(valid, values, 0.0)
+    sums = np.bincount(codes, weights=weights, minlength=n)
+    if func == "sum":
+        return sums
+    counts = np.bincount(codes if valid is None else codes[valid], minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts
+
+
+def dense_agg(spec: GroupSpec, call: tuple, part: Any, meta: Any) -> pd.DataFrame | None:
+    """pandas' ``part.groupby(key).agg(name=(column, func), ...)`` for a dense integer key, else None.
+
+    >>> part = pd.DataFrame({"k": [3, 1, 3], "v": [1.0, np.nan, 2.5]})
+    >>> meta = part.iloc[:0].groupby("k").agg(s=("v", "sum"), n=("v", "count"))
+    >>> out = dense_agg(GroupSpec(by="k"), ("agg", (None,), {"s": ("v", "sum"), "n": ("v", "count")}), part, meta)
+    >>> out.to_dict("index")
+    {1: {'s': 0.0, 'n': 0}, 3: {'s': 3.5, 'n': 2}}
+    """
+    named = _named(call)
+    if named is None or not isinstance(part, pd.DataFrame) or not isinstance(meta, pd.DataFrame) or not len(part):
+        return None
+    if spec.level is not None or spec.modes or spec.selection or not spec.sort or not spec.as_index:
+        return None
+    key = spec.by[0] if type(spec.by) is list and len(spec.by) == 1 else spec.by
+    if type(spec.by) is list and len(spec.by) != 1 or isinstance(meta.index, pd.MultiIndex):
+        return None
+    if not part.columns.is_unique or key not in part.columns or any(c not in part.columns for _, c, _ in named):
+        return None
+    keys = part[key].to_numpy()
+    if keys.dtype.kind not in "iu":
+        return None
+    low, high = int(keys.min()), int(keys.max())
+    n = high - low + 1
+    if n > SPREAD * len(keys) + 1024:
+        return None
+    codes = (keys - keys.dtype.type(low)).astype(np.intp)
+    present = np.bincount(codes, minlength=n) > 0
+    columns = {}
+    for name, column, func in named:
+        values = _column(part[column].to_numpy(), codes, n, func)
+        if values is None:
+            return None
+        columns[name] = values[present]
+    index = pd.Index(np.flatnonzero(present) + low, name=meta.index.name).astype(meta.index.dtype)
+    out = pd.DataFrame(columns, index=index)
+    if list(out.columns) != list(meta.columns):
+        return None
+    return out.astype(meta.dtypes.to_dict())
