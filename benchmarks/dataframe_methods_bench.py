@@ -1,6 +1,7 @@
 """Methods with carries and global ranks: mars beside pandas and dask.dataframe, in one run.
 
-Run: ``.venv/bin/python benchmarks/dataframe_methods_bench.py [--quick] [--repeat N] [--no-dask] [--json PATH]``.
+Run: ``.venv/bin/python benchmarks/dataframe_methods_bench.py [--quick] [--repeat N] [--no-dask] [--only NAME ...]
+[--json PATH]``.
 
 Workloads (issue 18):
 
@@ -81,7 +82,7 @@ def check(got: Any, want: Any, name: str) -> None:
         pd.testing.assert_series_equal(got, want, check_exact=False, rtol=1e-6, obj=name)
 
 
-def run(quick: bool, repeat: int, with_dask: bool) -> list[dict]:
+def run(quick: bool, repeat: int, with_dask: bool, only: list[str] | None = None) -> list[dict]:
     w = inputs(quick)
     threads = len(os.sched_getaffinity(0))
     engines = {"pandas": pandas_cases(w), "mars": mars_cases(w)}
@@ -89,7 +90,7 @@ def run(quick: bool, repeat: int, with_dask: bool) -> list[dict]:
         dask_c = dask_cases(w, threads)
         if dask_c is not None:
             engines["dask"] = dask_c
-    wanted = {name: fn() for name, fn in engines["pandas"].items()}
+    wanted = {name: fn() for name, fn in engines["pandas"].items() if not only or name in only}
     rows = []
     for name, want in wanted.items():
         row: dict = {"workload": name}
@@ -121,9 +122,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a tenth of the rows")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--only", nargs="+", choices=("carries", "rank", "corr"), help="run these workloads only")
     parser.add_argument("--json", help="write the rows here as JSON")
     args = parser.parse_args()
-    rows = run(args.quick, args.repeat, not args.no_dask)
+    rows = run(args.quick, args.repeat, not args.no_dask, args.only)
     print(f"cores: {len(os.sched_getaffinity(0))}, rows: {'quick' if args.quick else 'full'}")
     print(table(rows))
     if args.json:

@@ -2,7 +2,9 @@
 
 Each partition is extended by the rows of its neighbours that its result
 reads, pandas runs on the extended partition, and the extra rows are
-dropped. What the extension holds depends on the method:
+dropped (for a fixed reach, ``stitch.py`` runs pandas on the partition and
+on its two small edges instead, without copying the partition). What the
+extension holds depends on the method:
 
 - ``shift(k)``, ``diff(k)``, ``pct_change(k)``: the ``k`` rows before the
   partition (after it, for negative ``k``), wherever they are: spread over
@@ -41,6 +43,7 @@ from ..core import (
 from ..map import call, map_partitions
 from ..meta import empty_meta, fake
 from ..rows import RowsPiece, known_rows, rows_overlapping
+from ..stitch import stitched
 
 __all__: list[str] = []
 
@@ -62,19 +65,27 @@ class ExtendedCall(PandasOperator):
     """``func`` on ``before + own + after``, cut back to ``own``'s rows and cast to the result's dtypes."""
 
     # the result's meta travels as a parameter: on a worker the op has no outputs to read it from
-    params = ("func", "args", "kwargs", "has_before", "has_after", "meta")
+    # ``reach``: (rows before, rows after) that each row's result reads; None when it depends on the data
+    params = ("func", "args", "kwargs", "has_before", "has_after", "meta", "reach")
+    unkeyed = ("meta",)  # follows from the function and the input's meta, which the key holds; costly to hash
     fusible = True
 
     def execute(self, *parts: Any) -> Any:
         before = parts[0] if self.has_before else None
         own = parts[1] if self.has_before else parts[0]
+        if self.reach is not None:
+            after = parts[-1] if self.has_after else None
+            return stitched(self._compute, before, own, after, self.reach)
         pieces = [p for p in parts if len(p)]
-        whole = pd.concat(pieces) if len(pieces) > 1 else own
+        whole = pd.concat(pieces, sort=False) if len(pieces) > 1 else own
         result = call(self.func, (whole, *self.args), self.kwargs)
         if whole is not own:
             start = len(before) if before is not None else 0
             result = result.iloc[start:start + len(own)]
         return cast_like(result, self.meta)
+
+    def _compute(self, frame: Any) -> Any:
+        return cast_like(call(self.func, (frame, *self.args), self.kwargs), self.meta)
 
 
 def _piece(data: Any, pieces: list) -> Any:
@@ -85,11 +96,11 @@ def _piece(data: Any, pieces: list) -> Any:
                         shape=chunk_shape_of(meta, rows), meta=meta)
 
 
-def _extended(op: Any, data: Any, i: int, before: Any, after: Any, rows: float) -> Any:
+def _extended(op: Any, data: Any, i: int, before: Any, after: Any, rows: float, reach: Any = None) -> Any:
     out = op.outputs[0]
     inputs = ([before] if before is not None else []) + [data.chunks[i]] + ([after] if after is not None else [])
     chunk_op = ExtendedCall(func=op.func, args=op.args, kwargs=op.kwargs, has_before=before is not None, meta=out.meta,
-                            has_after=after is not None)
+                            has_after=after is not None, reach=reach)
     return chunk_op.new_chunk(inputs, index=chunk_index_of(out.meta, i), shape=chunk_shape_of(out.meta, rows),
                               meta=out.meta)
 
@@ -109,7 +120,7 @@ class RowsAround(PandasOperator):
             ahead = rows_overlapping(rows, max(0, lo - op.before), lo) if n else []
             behind = rows_overlapping(rows, lo + n, min(total, lo + n + op.after)) if n else []
             chunks.append(_extended(op, data, i, _piece(data, ahead) if ahead else None,
-                                    _piece(data, behind) if behind else None, n))
+                                    _piece(data, behind) if behind else None, n, (op.before, op.after)))
             lo += n
         return Tiled(chunks, nsplits_of(out.meta, rows))
 
@@ -135,7 +146,7 @@ class ValidEdge(PandasOperator):
 
     def execute(self, *parts: Any) -> Any:
         pieces = [p for p in parts if len(p)]
-        whole = pd.concat(pieces) if len(pieces) > 1 else (pieces or parts)[0]
+        whole = pd.concat(pieces, sort=False) if len(pieces) > 1 else (pieces or parts)[0]
         if not len(whole):
             return whole
         valid = whole.notna().to_numpy().reshape(len(whole), -1)
