@@ -56,6 +56,7 @@ from .merge_order import (
     final_form,
     ordered_by_position,
 )
+from .merge_table import BuildKeyTable, TableMerge
 from .meta import empty_meta, fake
 from .rows import known_rows_of, renumber_rows, single_chunk
 from .shuffle import ConcatPieces, narrow_codes, split_by_codes
@@ -475,12 +476,43 @@ def _direct_merges(op: Merge, strategy: str, lrows: Sequence[int], rrows: Sequen
     if strategy == "single":
         pairs = [(single_chunk(left), single_chunk(right))]
     elif strategy == "broadcast_right":
+        key = _table_key(op)
+        if key is not None:
+            return _table_merges(op, key)
         whole = single_chunk(right)
         pairs = [(c, whole) for c in left.chunks]
     else:
         whole = single_chunk(left)
         pairs = [(whole, c) for c in right.chunks]
     return _merge_chunks(op, pairs, op.outputs[0].meta, lrows, rrows)
+
+
+def _table_key(op: Merge) -> Any:
+    """The key column when the broadcast right side can be a :class:`KeyTable` every merge looks up (None: it
+    cannot): an inner join on one integer column of one dtype, unsorted, without indicator or validation."""
+    kwargs, keys = op.kwargs, op.keys
+    lmeta, rmeta = (d.meta for d in op.inputs)
+    if kwargs["how"] != "inner" or kwargs["sort"] or kwargs["indicator"] or kwargs["validate"] \
+            or kwargs["left_index"] or kwargs["right_index"] or len(keys.left) != 1 or keys.left != keys.right:
+        return None
+    kind, label = keys.left[0]
+    if kind != "column" or any(isinstance(m.columns, pd.MultiIndex) or not m.columns.is_unique
+                               for m in (lmeta, rmeta)):
+        return None
+    dtype = lmeta[label].dtype
+    if dtype != rmeta[label].dtype or not isinstance(dtype, np.dtype) or dtype.kind not in "iu":
+        return None
+    return label if op.outputs[0].meta.shape[1] == lmeta.shape[1] + rmeta.shape[1] - 1 else None
+
+
+def _table_merges(op: Merge, key: Any) -> list:
+    """Every left partition merged with one :class:`KeyTable` of the whole right side (see :mod:`.merge_table`)."""
+    left, right = op.inputs
+    meta = op.outputs[0].meta
+    table = BuildKeyTable(on=key, meta=right.meta).new_chunk(list(right.chunks), index=(0,), shape=(), meta=None)
+    merge_op = TableMerge(kwargs=op.kwargs, on=key, columns=meta.columns)
+    return [merge_op.copy().new_chunk([c, table], index=(i, 0), shape=(np.nan, meta.shape[1]), meta=meta)
+            for i, c in enumerate(left.chunks)]
 
 
 def _shuffled(data: PandasData, keys: tuple, n: int, rows: Sequence[int], casts: tuple | None = None,

@@ -9,7 +9,8 @@ of another tileable needs whole (a broadcast).
 from __future__ import annotations
 
 import bisect
-from typing import Any, Generator, Sequence
+from collections.abc import Generator, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,13 @@ from ..core.operator import Tiled
 from ..core.tiling import as_data
 from ..tensor.chunks import offsets
 from .core import (
-    PandasOperator, chunk_index_of, chunk_shape_of, concat_values, nsplits_of, row_splits, wrap,
+    PandasOperator,
+    chunk_index_of,
+    chunk_shape_of,
+    concat_values,
+    nsplits_of,
+    row_splits,
+    wrap,
 )
 
 
@@ -145,15 +152,15 @@ def rewrap(data: Any) -> Any:
 class RenumberRows(PandasOperator):
     """A chunk given the ``RangeIndex`` from ``start`` by ``step`` (rows numbered across chunks).
 
-    With ``start=None`` the start is the second input's value: the rows of
-    the chunks before this one, counted when they ran (see :func:`renumber_rows`).
+    With ``start=None`` the start is the sum of the other inputs' values: the
+    rows of the chunks before this one, counted when they ran (see :func:`renumber_rows`).
     """
 
     params = ("start", "step", "name")
     fusible = True
 
-    def execute(self, df: Any, offset: Any = None) -> Any:
-        start = self.start if self.start is not None else int(offset) * self.step
+    def execute(self, df: Any, *counts: Any) -> Any:
+        start = self.start if self.start is not None else sum(int(c) for c in counts) * self.step
         index = pd.RangeIndex(start, start + len(df) * self.step, self.step, name=self.name)
         if isinstance(df.index, pd.RangeIndex) and df.index.equals(index) and df.index.name == self.name:
             return df
@@ -188,6 +195,10 @@ def numbered(chunks: list, rows: Sequence[int], meta: Any, start: int = 0, step:
     return out
 
 
+#: up to this many chunks, each renumbered chunk sums its predecessors' counts itself (else a chain of sums)
+_FAN_IN = 32
+
+
 def renumber_rows(chunks: list, meta: Any) -> tuple[list, tuple]:
     """``chunks`` (each indexed from 0) numbered ``0..n-1`` across, and the nsplits (sizes unknown until run).
 
@@ -200,19 +211,25 @@ def renumber_rows(chunks: list, meta: Any) -> tuple[list, tuple]:
     rows = [c.shape[0] for c in chunks]
     if not has_unknown(rows):
         return numbered(chunks, rows, meta), nsplits_of(meta, rows)
-    out, before = [], None
+    out, before, counts = [], None, []
     for i, c in enumerate(chunks):
         shape = chunk_shape_of(meta, np.nan)
         if before is None:
             out.append(RenumberRows(start=0, step=1, name=None).new_chunk([c], index=chunk_index_of(meta, i),
                                                                           shape=shape, meta=meta))
         else:
+            # few chunks: each sums the counts of those before it, so none waits on a chain of sums
+            summed = counts if len(chunks) <= _FAN_IN else [before]
             out.append(RenumberRows(start=None, step=1, name=None).new_chunk(
-                [c, before], index=chunk_index_of(meta, i), shape=shape, meta=meta))
+                [c, *summed], index=chunk_index_of(meta, i), shape=shape, meta=meta))
         if i + 1 < len(chunks):
             count = CountRows().new_chunk([c], index=(i,), shape=(), meta=None)
-            before = count if before is None else AddRows().new_chunk([before, count], index=(i,), shape=(),
-                                                                      meta=None)
+            counts.append(count)
+            if len(chunks) > _FAN_IN:
+                before = count if before is None else AddRows().new_chunk([before, count], index=(i,), shape=(),
+                                                                          meta=None)
+            else:
+                before = count
     return out, nsplits_of(meta, (np.nan,) * len(chunks))
 
 
