@@ -1,6 +1,6 @@
 """Moving pandas frames from the client into the engine, and computing on them (issue 19, data paths).
 
-Run: ``.venv/bin/python benchmarks/data_path_bench.py [--quick] [--repeat N] [--no-graph-path]``.
+Run: ``.venv/bin/python benchmarks/data_path_bench.py [--quick] [--repeat N] [--no-graph-path] [--lineitem]``.
 
 Frames: 10M rows × 8 numeric columns (640 MB); 10M rows × 6 numeric columns
 and an Arrow-backed string column; the 10M × 3 frame of dataframe_bench's
@@ -12,7 +12,9 @@ workers' storage (the default), and, unless ``--no-graph-path``, carried by
 the graph through the supervisor and the slots (the path before issue 19,
 with today's partitions). Then dataframe_bench's groupby-agg, merge and
 sort_values on the cluster, loading included, beside pandas. ``--quick``:
-inputs 10× smaller.
+inputs 10× smaller. ``--lineitem``: TPC-H's lineitem table too (SF1, 1 GB:
+string, date and numeric columns, as ``pd.read_parquet`` reads it from
+``benchmarks/tpch/data/sf1``; see benchmarks/tpch/README.md to make it).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def frames(n: int) -> dict[str, pd.DataFrame]:
     strings = numeric.iloc[:, :6].assign(s=pd.Series(rng.choice(words, n), dtype="string[pyarrow]"))
     groupby = pd.DataFrame({"k": rng.integers(0, 1000, n), "x": rng.random(n), "y": rng.random(n)})
     return {"numeric 8 cols": numeric, "6 numeric + arrow str": strings, "groupby 3 cols": groupby}
+
+
+LINEITEM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tpch", "data", "sf1", "lineitem.parquet")
 
 
 def nbytes(pdf: pd.DataFrame) -> int:
@@ -90,6 +95,10 @@ def workloads(n: int, session: Any) -> dict[str, Callable[[], Any]]:
 def run(args: argparse.Namespace) -> None:
     n = 1_000_000 if args.quick else 10_000_000
     data = frames(n)
+    if args.lineitem:
+        if not os.path.exists(LINEITEM):
+            raise SystemExit(f"--lineitem reads {LINEITEM}: make it first (benchmarks/tpch/README.md)")
+        data["tpch lineitem sf1"] = pd.read_parquet(LINEITEM)
     print(f"{'frame':<24}{'MB':>8}{'tokenize s':>12}")
     for name, pdf in data.items():
         start = time.perf_counter()
@@ -127,6 +136,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="inputs 10x smaller")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-graph-path", action="store_true", help="skip loads through the supervisor")
+    parser.add_argument("--lineitem", action="store_true", help="load TPC-H SF1 lineitem from Parquet too")
     run(parser.parse_args())
 
 

@@ -8,7 +8,9 @@ first so that each row block holds all columns.
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import os
+import zlib
 from collections.abc import Generator
 from typing import Any
 
@@ -37,9 +39,12 @@ def tokenize_pandas(obj: Any) -> str:
     """A key for a pandas object's value: its arrays hashed in place, never pickled or boxed.
 
     Numpy columns and the buffers of Arrow-backed ones (strings, nullable
-    integers, categoricals) are checksummed as they are, several columns side
-    by side (the checksum releases the GIL); only object columns of mixed
-    types are walked element by element.
+    integers, categoricals) are checksummed as they are: of an Arrow chunk,
+    only the bytes of its own rows (the chunks of a column read from Parquet
+    share one data buffer per row group). A big frame's buffers are cut into
+    blocks checksummed side by side on threads (the checksum releases the
+    GIL), so that a frame of few big columns is hashed in parallel too; only
+    object columns of mixed types are walked element by element.
 
     Examples
     --------
@@ -50,23 +55,24 @@ def tokenize_pandas(obj: Any) -> str:
     False
     """
     if isinstance(obj, pd.DataFrame):
-        columns = [obj.iloc[:, i] for i in range(obj.shape[1])]
-        big = sum(_nbytes(c) for c in columns) >= _THREADED_TOKEN_BYTES
-        tokens = list(_token_pool().map(_column_token, columns)) if big else [_column_token(c) for c in columns]
+        tokens = _column_tokens([obj.iloc[:, i] for i in range(obj.shape[1])])
         parts = [normalize(list(obj.columns)), tokenize_pandas(obj.index), *tokens]
     elif isinstance(obj, pd.Series):
-        parts = [normalize(obj.name), tokenize_pandas(obj.index), _column_token(obj)]
+        parts = [normalize(obj.name), tokenize_pandas(obj.index), *_column_tokens([obj])]
     elif isinstance(obj, pd.RangeIndex):
         parts = ["range", normalize((obj.start, obj.stop, obj.step, obj.name))]
     elif isinstance(obj, pd.MultiIndex):
-        parts = ["multi", normalize(list(obj.names))] + [_column_token(obj.get_level_values(i)) for i in range(obj.nlevels)]
+        parts = ["multi", normalize(list(obj.names)),
+                 *_column_tokens([obj.get_level_values(i) for i in range(obj.nlevels)])]
     else:
-        parts = ["index", normalize(obj.name), _column_token(obj)]
+        parts = ["index", normalize(obj.name), *_column_tokens([obj])]
     return tokenize(type(obj).__name__, *parts)
 
 
-#: frames with at least this many bytes have their columns hashed on several threads
+#: frames with at least this many bytes have their buffers checksummed on several threads
 _THREADED_TOKEN_BYTES = 32 << 20
+#: buffers are checksummed in blocks of at most this many bytes (the units of work of the threads)
+_TOKEN_BLOCK_BYTES = 4 << 20
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
 
 
@@ -77,43 +83,90 @@ def _token_pool() -> concurrent.futures.ThreadPoolExecutor:
     return _pool
 
 
-def _nbytes(values: Any) -> int:
-    try:
-        return int(values.nbytes)
-    except (AttributeError, TypeError, NotImplementedError):
-        return 0
+def _column_tokens(columns: list[Any]) -> list[str]:
+    """One token per column: their byte buffers gathered first, then checksummed block by block at once."""
+    described = [_column_parts(c) for c in columns]
+    raw = [p for parts in described for p in parts if isinstance(p, np.ndarray)]
+    blocks = [b[i:i + _TOKEN_BLOCK_BYTES] for b in raw for i in range(0, len(b), _TOKEN_BLOCK_BYTES)]
+    if sum(len(b) for b in raw) >= _THREADED_TOKEN_BYTES:
+        sums = iter(list(_token_pool().map(_block_digest, blocks)))
+    else:
+        sums = iter([_block_digest(b) for b in blocks])
+    return ["|".join(_buffer_token(p, sums) if isinstance(p, np.ndarray) else p for p in parts)
+            for parts in described]
 
 
-def _column_token(values: Any) -> str:
+def _block_digest(block: np.ndarray) -> bytes:
+    """Two independent 32-bit checksums of one block (CRC-32 and Adler-32; zlib releases the GIL on big buffers):
+    a block that changed keeps both by chance about once in 2**64. BLAKE2 would take 3-4x as long."""
+    return zlib.crc32(block).to_bytes(4, "little") + zlib.adler32(block).to_bytes(4, "little")  # type: ignore[arg-type]
+
+
+def _buffer_token(raw: np.ndarray, sums: Any) -> str:
+    """A buffer's length and the digest of its blocks' digests (taken from ``sums`` in order)."""
+    n_blocks = -(-len(raw) // _TOKEN_BLOCK_BYTES)
+    joined = b"".join(next(sums) for _ in range(n_blocks))
+    return f"{len(raw)}:" + hashlib.blake2b(joined, digest_size=16).hexdigest()
+
+
+def _bytes_of(a: Any) -> np.ndarray:
+    """The bytes of an array or Arrow buffer, as a 1-d uint8 array (a view where it is contiguous)."""
+    if isinstance(a, np.ndarray):
+        return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+    return np.frombuffer(a, dtype=np.uint8) if a.size else np.empty(0, np.uint8)
+
+
+def _column_parts(values: Any) -> list[Any]:
+    """What identifies a column's value: strings, and uint8 arrays of bytes to checksum."""
     dtype = values.dtype
     if isinstance(dtype, np.dtype) and dtype != object:
-        return str(dtype) + normalize(np.asarray(values))
+        arr = np.asarray(values)
+        return [f"{dtype.str}:{arr.shape}", _bytes_of(arr)]
     if not isinstance(dtype, np.dtype):
-        arrow = _arrow_token(values)
+        arrow = _arrow_parts(values)
         if arrow is not None:
-            return str(dtype) + arrow
+            return [str(dtype), *arrow]
     objects = np.asarray(values.astype(object), dtype=object)
     if pd.api.types.infer_dtype(objects, skipna=False) == "string":  # every element a str: hashed in C
-        return str(dtype) + "str:" + normalize(pd.util.hash_array(objects, categorize=False))
-    return str(dtype) + normalize(objects)
+        return [str(dtype) + "str:", _bytes_of(pd.util.hash_array(objects, categorize=False))]
+    return [str(dtype) + normalize(objects)]
 
 
-def _arrow_token(values: Any) -> str | None:
-    """The checksum of an extension array's Arrow form (zero-copy for Arrow-backed ones), or None."""
+def _arrow_parts(values: Any) -> list[Any] | None:
+    """The parts of an extension array's Arrow form (zero-copy for Arrow-backed ones), or None."""
     try:
         arr = pa.array(values.array if isinstance(values, (pd.Series, pd.Index)) else values)
     except (TypeError, ValueError, NotImplementedError, pa.ArrowException):
         return None
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-    return "arrow:" + ",".join(_arrow_chunk_token(c) for c in chunks)
+    return ["arrow"] + [p for c in chunks for p in _arrow_chunk_parts(c)]
 
 
-def _arrow_chunk_token(arr: Any) -> str:
+def _arrow_chunk_parts(arr: Any) -> list[Any]:
     # an Arrow slice shares its parent's buffers: its offset and length say which part is its value
-    head = f"{arr.type}:{arr.offset}:{len(arr)}:"
+    head = f"{arr.type}:{arr.offset}:{len(arr)}"
     if isinstance(arr, pa.DictionaryArray):
-        return head + _arrow_chunk_token(arr.indices) + "/" + _arrow_chunk_token(arr.dictionary)
-    return head + ",".join("-" if b is None else normalize(np.frombuffer(b, dtype=np.uint8)) for b in arr.buffers())
+        return [head, *_arrow_chunk_parts(arr.indices), "/", *_arrow_chunk_parts(arr.dictionary)]
+    return [head, *("-" if b is None else _bytes_of(b) for b in _own_bytes(arr))]
+
+
+def _own_bytes(arr: Any) -> list[Any]:
+    """``arr``'s buffers cut to the bytes of its own rows where its layout is flat; all of them otherwise."""
+    buffers, t, start, n = arr.buffers(), arr.type, arr.offset, len(arr)
+    bits = slice(start // 8, -(-(start + n) // 8))
+    if len(buffers) == 2 and pa.types.is_boolean(t):
+        return [None if b is None else b[bits] for b in buffers]
+    if len(buffers) == 2 and (pa.types.is_primitive(t) or pa.types.is_decimal(t) or pa.types.is_fixed_size_binary(t)):
+        width = t.bit_width // 8
+        return [None if buffers[0] is None else buffers[0][bits],
+                None if buffers[1] is None else buffers[1][start * width:(start + n) * width]]
+    flat = pa.types.is_string(t) or pa.types.is_binary(t) or pa.types.is_large_string(t) or pa.types.is_large_binary(t)
+    if len(buffers) == 3 and flat and buffers[1] is not None and buffers[2] is not None:
+        large = pa.types.is_large_string(t) or pa.types.is_large_binary(t)
+        offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)[start:start + n + 1]
+        data = buffers[2][int(offsets[0]):int(offsets[-1])] if len(offsets) else buffers[2][0:0]
+        return [None if buffers[0] is None else buffers[0][bits], offsets, data]
+    return buffers
 
 
 def auto_rows(meta: Any, n_rows: int, chunk_size: Any) -> tuple[int, ...]:
