@@ -1,6 +1,8 @@
 """DataFrame IO: mars.dataframe beside pandas (one process) and dask.dataframe (threads).
 
-Run: ``.venv/bin/python benchmarks/dataframe_io_bench.py [--quick] [--rows N] [--json PATH] [--no-dask]``.
+Run: ``.venv/bin/python benchmarks/dataframe_io_bench.py [--quick] [--rows N] [--json PATH] [--no-dask]
+[--engines pandas,mars,dask] [--workloads parquet,csv]`` (one engine or workload per process gives each the
+same fresh memory: the timings of 10M rows depend on what ran before in the process).
 
 Workloads (issue 18): a ``to_parquet`` + ``read_parquet`` round trip of a
 10M-row × 8-column frame in 16 files (a directory of 16 files; pandas writes
@@ -118,11 +120,16 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=None)
     parser.add_argument("--no-dask", action="store_true")
     parser.add_argument("--json", default=None, help="write the rows here")
+    parser.add_argument("--engines", default="pandas,mars,dask", help="comma-separated engines to time")
+    parser.add_argument("--workloads", default="parquet,csv", help="comma-separated: parquet, csv")
     args = parser.parse_args()
+    chosen = set(args.engines.split(","))
+    names = {"parquet": "parquet round trip", "csv": "to_csv"}
+    workloads = {names[w] for w in args.workloads.split(",")}
     rows = args.rows or (1_000_000 if args.quick else 10_000_000)
     pdf = frame(rows)
-    engines = {"pandas": pandas_cases, "mars": mars_cases}
-    if not args.no_dask:
+    engines = {k: v for k, v in {"pandas": pandas_cases, "mars": mars_cases}.items() if k in chosen}
+    if not args.no_dask and "dask" in chosen:
         try:
             import dask.dataframe  # noqa: F401
 
@@ -134,6 +141,8 @@ def main() -> int:
         check(pdf, tmp)
         for engine, make in engines.items():
             for name, fn in make(pdf, tmp).items():
+                if name not in workloads:
+                    continue
                 out.append({"workload": name, "engine": engine, "rows": rows, "seconds": round(once(fn), 3)})
                 shutil.rmtree(tmp)
                 os.makedirs(tmp)

@@ -41,6 +41,7 @@ from ..core import (
     nsplits_of,
 )
 from ..rows import renumber_rows
+from .csv_text import partition_csv
 from .fs import expand_paths, file_size, file_token, is_url, local_path, open_file
 from .source import (
     SourceOp,
@@ -510,9 +511,12 @@ def read_csv(path: Any, chunk_bytes: int | str | None = "64M", sample_bytes: int
 
 # ----------------------------------------------------------------- writing
 class WriteCSVPart(WritePart):
-    """One partition as CSV, with pandas."""
+    """One partition as CSV: its text made with pyarrow where that equals pandas' (:mod:`.csv_text`), else pandas."""
 
     def write(self, part: Any, path: Any, kwargs: dict) -> Any:
+        text = partition_csv(part, path, kwargs)
+        if text is not None:
+            return text if path is None else None
         return part.to_csv(path, **kwargs)
 
 

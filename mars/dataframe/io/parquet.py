@@ -54,14 +54,22 @@ from .source import (
 __all__ = ["read_parquet"]
 
 
+#: how a piece becomes pandas unless the user says: a block per column, taken over from arrow without a copy
+#: where possible (the table is not used after). The whole, when fetched, is a fresh (writable) concatenation;
+#: the chunks may be read-only, as pandas' own ``to_numpy()`` views are.
+_ZERO_COPY = {"split_blocks": True, "self_destruct": True}
+
+
 def _to_pandas(table: pa.Table, options: dict) -> pd.DataFrame:
-    """pandas' own conversion of what it read (string and timezone handling included)."""
+    """pandas' own conversion of what it read (string and timezone handling included); ``table`` is consumed."""
+    kwargs = options.get("to_pandas_kwargs")
+    kwargs = dict(_ZERO_COPY) if kwargs is None else kwargs
     try:
         from pandas.io._util import arrow_table_to_pandas
     except ImportError:  # pragma: no cover - another pandas: its public conversion
-        return table.to_pandas(**options.get("to_pandas_kwargs", {}))
+        return table.to_pandas(**kwargs)
     return arrow_table_to_pandas(table, dtype_backend=options.get("dtype_backend", pd.api.extensions.no_default),
-                                 to_pandas_kwargs=options.get("to_pandas_kwargs"))
+                                 to_pandas_kwargs=kwargs)
 
 
 def _filter_expression(filters: Any) -> Any:
