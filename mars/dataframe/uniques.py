@@ -340,12 +340,20 @@ class TakeKept(PandasOperator):
 
 
 class Distinct(PandasOperator):
-    """drop_duplicates (``mask=False``) or duplicated (``mask=True``) of the rows' keys."""
+    """drop_duplicates (``mask=False``) or duplicated (``mask=True``) of the rows' keys.
 
-    params = ("subset", "keep", "mask")
+    ``unordered`` (set by the optimizer where only a merge's right side reads
+    the rows, on all their columns) drops repeats without keeping the rows'
+    order and index: no positions are kept and sent back.
+    """
+
+    params = ("subset", "keep", "mask", "unordered")
+    unordered = False
 
     @classmethod
     def tile(cls, op: Distinct) -> Generator[Any, Any, Tiled]:
+        if op.unordered and not op.mask:
+            return (yield from _unordered_tiled(op))
         data, out = op.inputs[0], op.outputs[0]
         sample = LocalDistinct(subset=op.subset, keep=op.keep, part=0, bare=False).execute(data.meta)
         n_keys = sample.shape[1] - (3 if op.keep is False else 2)
@@ -375,6 +383,58 @@ class Distinct(PandasOperator):
             chunks.append(take.new_chunk([c, kept], index=chunk_index_of(out.meta, i), shape=shape, meta=out.meta))
         rows = tuple(c.shape[0] for c in chunks)
         return Tiled(chunks, nsplits_of(out.meta, rows))
+
+
+class UniqueRows(PandasOperator):
+    """Partitions end to end without repeats of their keys (the first or last of each, in partition order)."""
+
+    params = ("subset", "keep")
+    fusible = True
+
+    def execute(self, *parts: Any) -> Any:
+        kept = [p for p in parts if len(p)] or list(parts[:1])
+        value = pd.concat(kept) if len(kept) > 1 else kept[0]
+        dense = dense_unique(value)
+        if dense is not None:
+            return dense
+        return value[~duplicated_keys(_keys(value, self.subset), self.keep)]
+
+
+#: an integer column whose values span at most this many times its rows (plus a constant) counts as dense
+DENSE_SPREAD = 4
+
+
+def dense_unique(value: Any) -> pd.DataFrame | None:
+    """The distinct values of a one-column frame of integers spanning a narrow range, by ``bincount``, sorted;
+    None otherwise. Only for :class:`UniqueRows`: their order and index are not kept.
+
+    >>> dense_unique(pd.DataFrame({"k": [5, 3, 5, 4]}))["k"].tolist()
+    [3, 4, 5]
+    """
+    if not isinstance(value, pd.DataFrame) or value.shape[1] != 1 or not len(value):
+        return None
+    column = value.iloc[:, 0]
+    if not isinstance(column.dtype, np.dtype) or column.dtype.kind not in "iu":
+        return None
+    values = column.to_numpy()
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo > DENSE_SPREAD * len(values) + 1024:
+        return None
+    present = np.flatnonzero(np.bincount((values - lo).astype(np.intp), minlength=hi - lo + 1))
+    return pd.DataFrame({value.columns[0]: (present + lo).astype(column.dtype)}, columns=value.columns)
+
+
+def _unordered_tiled(op: Distinct) -> Generator[Any, Any, Tiled]:
+    """Repeats dropped per partition, then among partitions (one chunk by a tree, or a hash shuffle's)."""
+    data, meta = op.inputs[0], op.outputs[0].meta
+    chunks = [UniqueRows(subset=op.subset, keep=op.keep).new_chunk(
+        [c], index=chunk_index_of(meta, i), shape=chunk_shape_of(meta, np.nan), meta=meta)
+        for i, c in enumerate(data.chunks)]
+    if len(chunks) > 1:
+        yield chunks  # their sizes choose the plan
+        by = "values" if op.subset is None else [meta.columns[i] for i in op.subset]
+        chunks = _merge_chunks(chunks, UniqueRows(subset=op.subset, keep=op.keep), meta, by)
+    return Tiled(chunks, nsplits_of(meta, (np.nan,) * len(chunks)))
 
 
 def _subset_positions(meta: Any, subset: Any) -> list | None:

@@ -42,6 +42,7 @@ PDF = frame()
 
 def _force(name: str, monkeypatch) -> str:
     """Force the tile-time choice: a tree reduction (partitions grouped whole or in blocks), or a shuffle."""
+    monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)  # small test frames would be grouped in one chunk
     if name in ("tree", "blocks"):
         monkeypatch.setattr(agg_module, "TREE_RATIO", float("inf"))
         monkeypatch.setattr(agg_module, "TREE_ROWS", float("inf"))
@@ -420,10 +421,11 @@ def _chunk_ops(t) -> set:
     return names
 
 
-def test_strategy_follows_number_of_groups():
+def test_strategy_follows_number_of_groups(monkeypatch):
+    monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)
     rng = np.random.default_rng(1)
     few = pd.DataFrame({"k": rng.integers(0, 10, 40_000), "v": rng.random(40_000)})
-    many = pd.DataFrame({"k": np.arange(40_000), "v": rng.random(40_000)})
+    many = pd.DataFrame({"k": rng.permutation(40_000), "v": rng.random(40_000)})  # not in key order
     few_ops = _chunk_ops(md.DataFrame(few, chunk_size=10_000).groupby("k").v.sum())
     assert "GroupPartial" in few_ops and "KeySplit" not in few_ops
     many_agg = md.DataFrame(many, chunk_size=10_000).groupby("k").v.sum()

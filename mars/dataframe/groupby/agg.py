@@ -2,7 +2,11 @@
 
 How it chooses, at tile time:
 
-1. One partition: pandas' own call on it.
+1. One partition, or at most ``SINGLE_ROWS`` rows in all (sizes known, or
+   learnt by the probe or the sampling below): pandas' own call on it (on the
+   partitions end to end). Grouped by one integer column whose ranges in
+   the partitions follow each other (a table stored in key order): pandas'
+   call on each partition, no shuffle (:func:`ordered_ranges`).
 2. A call that does not split into partials (``median``, ``nunique``, a
    callable, ``apply``): a shuffle on the keys, then the call per partition.
 3. Otherwise the distinct keys of the first two non-empty partitions are
@@ -49,6 +53,7 @@ which the tree keeps exactly).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Generator, Sequence
 from typing import Any
 
@@ -65,8 +70,9 @@ from ..core import (
     nsplits_of,
     row_splits,
 )
+from ..custom_reduction import CustomReduction
 from ..map import align_row_inputs
-from ..rows import known_rows, recut_chunks
+from ..rows import ConcatChunks, known_rows, recut_chunks
 from .keys import ALIGNED, GroupSpec, boundaries
 from .shuffle import BLOCK_ROWS, GroupCall, GroupReduce, KeyCount, KeySample, KeySplit
 from .tree import FinishPartials, GroupPartial, MergePartials
@@ -75,6 +81,10 @@ from .tree import FinishPartials, GroupPartial, MergePartials
 TREE_RATIO = 0.2
 #: ... or at most this many groups (small data: one merge is cheap whatever the ratio)
 TREE_ROWS = 20_000
+#: inputs of at most this many rows (all partitions together, once known) are grouped by one pandas call
+#: on their concatenation: pandas groups 100,000 rows in a few ms, less than a probe, a sample or a
+#: shuffle's extra stages cost (TPC-H Q11 groups 32,000 rows of a merge)
+SINGLE_ROWS = 100_000
 #: partial rows a single merge takes at once; beyond this, partials merge in a tree of options.combine_size
 FLAT_MERGE_ROWS = 2_000_000
 #: partitions with at most this many groups may get their partials from numpy, BLOCK_ROWS rows at a time;
@@ -140,19 +150,162 @@ class GroupByAgg(PandasOperator):
     @classmethod
     def tile(cls, op: GroupByAgg) -> Generator[Any, Any, Tiled]:
         parts = yield from aligned_partitions(op.inputs, op.spec.modes)
-        out = op.outputs[0]
-        if len(parts) == 1:
-            chunk = GroupCall(spec=op.spec, call=op.call, meta=None, distinct=op.distinct).new_chunk(
-                parts[0], index=chunk_index_of(out.meta, 0), shape=chunk_shape_of(out.meta, np.nan), meta=out.meta)
-            return Tiled([chunk], nsplits_of(out.meta, (np.nan,)))
+        if len(parts) == 1 or small_input(op, parts):
+            return single_tiled(op, parts)
+        if range_checkable(op, parts):
+            ranges = yield from key_ranges(op.spec, parts)
+            if small_input(op, parts):
+                return single_tiled(op, parts)
+            if ordered_ranges(ranges):
+                return (yield from per_partition_tiled(op, parts, ranges))
         if op.plan is not None and op.distinct is None:
             groups = yield from probe_groups(op.spec, parts)
+            if small_input(op, parts):  # the probe computed the partitions: their sizes are known now
+                return single_tiled(op, parts)
             if groups is not None:
                 block = BLOCK_ROWS if groups <= BLOCK_GROUPS else None
                 partials = [GroupPartial(spec=op.spec, partials=op.partials, block_rows=block).new_chunk(
                     p, index=(i,), shape=(np.nan,), meta=None) for i, p in enumerate(parts)]
                 return tree_tiled(op, partials, groups * len(parts))
         return (yield from shuffle_tiled(op, parts))
+
+
+def _whole_calls(op: GroupByAgg, parts: list[list]) -> bool:
+    """Whether pandas' call may run on whole partitions: no lazy keys, and no :class:`CustomReduction` (which
+    runs in its stages whatever the data: its stages are its contract)."""
+    return all(len(p) == 1 for p in parts) and not any(isinstance(k, CustomReduction) for k, _ in op.partials or ())
+
+
+def small_input(op: GroupByAgg, parts: list[list]) -> bool:
+    """Whether the partitions (no lazy keys) are known to hold at most ``SINGLE_ROWS`` rows in all."""
+    if not _whole_calls(op, parts):
+        return False
+    rows = sum(p[0].shape[0] for p in parts)
+    return not np.isnan(rows) and rows <= SINGLE_ROWS  # a size not known yet is not small
+
+
+def single_tiled(op: GroupByAgg, parts: list[list]) -> Tiled:
+    """pandas' own call on the one partition, or on all partitions end to end (:func:`small_input`)."""
+    out = op.outputs[0]
+    inputs = parts[0]
+    if len(parts) > 1:
+        chunks = [p[0] for p in parts]
+        meta = op.inputs[0].meta
+        rows = sum(c.shape[0] for c in chunks)
+        inputs = [ConcatChunks().new_chunk(chunks, index=chunk_index_of(meta, 0), shape=chunk_shape_of(meta, rows),
+                                           meta=meta)]
+    chunk = GroupCall(spec=op.spec, call=op.call, meta=None, distinct=op.distinct).new_chunk(
+        inputs, index=chunk_index_of(out.meta, 0), shape=chunk_shape_of(out.meta, np.nan), meta=out.meta)
+    return Tiled([chunk], nsplits_of(out.meta, (np.nan,)))
+
+
+class KeyRange(PandasOperator):
+    """A partition's smallest and largest key (one integer key column) as an int64 2-array; empty when the
+    partition is empty or the key is something else (see :func:`key_ranges`)."""
+
+    params = ("column",)
+
+    def execute(self, part: Any) -> np.ndarray:
+        column = part[self.column] if isinstance(part, pd.DataFrame) and self.column in part.columns else None
+        if not isinstance(column, pd.Series) or not len(column) or not isinstance(column.dtype, np.dtype) \
+                or column.dtype.kind not in "iu":
+            return np.zeros(0, dtype=np.int64)
+        values = column.to_numpy()
+        lo, hi = int(values.min()), int(values.max())
+        return np.array([lo, hi], dtype=np.int64) if hi < 2**63 else np.zeros(0, dtype=np.int64)
+
+
+def range_checkable(op: GroupByAgg, parts: list[list]) -> bool:
+    """Whether the groups are keyed by one integer column whose ranges per partition are worth checking."""
+    spec = op.spec
+    if not _whole_calls(op, parts) or spec.level is not None or spec.modes or type(spec.by) is list \
+            or not spec.observed:
+        return False
+    meta = op.inputs[0].meta
+    if not isinstance(meta, pd.DataFrame) or not meta.columns.is_unique:
+        return False
+    try:
+        dtype = meta.dtypes[spec.by] if spec.by in meta.columns else None
+    except TypeError:  # an unhashable key: a function or a mapping
+        return False
+    return isinstance(dtype, np.dtype) and dtype.kind in "iu"
+
+
+def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list]:
+    """Each partition's key range ``(lo, hi)`` (None when empty); the partitions are computed, and stay so."""
+    ranges = [KeyRange(column=spec.by).new_chunk(p, index=(i,), shape=(np.nan,), meta=None)
+              for i, p in enumerate(parts)]
+    yield ranges + [c for p in parts for c in p]
+    return [(int(r[0]), int(r[1])) if len(r) == 2 else None for r in (yield Fetch(ranges))]
+
+
+def ordered_ranges(ranges: list) -> bool:
+    """Whether the non-empty partitions' key ranges follow each other (a table stored in key order, such as
+    TPC-H's lineitem by l_orderkey), meeting at most in one key where one ends and the next starts.
+
+    Once each such shared key's rows join the earlier partition (:class:`ShareBoundary`), every group lies
+    in one partition, and the partitions' own results, end to end, are the whole result in pandas' order
+    (sorted, or first seen). A partition of one key shared on both sides is not covered.
+    """
+    spans = [r for r in ranges if r is not None]
+    if len(spans) < 2 or not all(a[1] <= b[0] for a, b in itertools.pairwise(spans)):
+        return False
+    return not any(a[1] == b[0] and b[0] == b[1] for a, b in itertools.pairwise(spans))
+
+
+class ShareBoundary(PandasOperator):
+    """A partition without the rows of the key it shares with the one before (``drop``), with the next
+    partition's rows of the key it shares with it (``take``)."""
+
+    params = ("column", "drop", "take")
+
+    def execute(self, part: Any, following: Any = None) -> Any:
+        if self.drop is not None:
+            part = _rows_of_key(part, self.column, self.drop, keep=False)
+        if self.take is not None:
+            part = pd.concat([part, _rows_of_key(following, self.column, self.take, keep=True)])
+        return part
+
+
+def _rows_of_key(part: pd.DataFrame, column: Any, key: Any, keep: bool) -> pd.DataFrame:
+    """The rows whose ``column`` is ``key`` (``keep``) or the others: a slice, not a copy, when those rows come
+    first (a partition in key order)."""
+    values = part[column].to_numpy()
+    hit = values == key
+    n = int(hit.sum())
+    if hit[:n].all():
+        return part.iloc[:n] if keep else part.iloc[n:]
+    return part[hit] if keep else part[~hit]
+
+
+def _whole_groups(column: Any, parts: list[list], ranges: list) -> list:
+    """Each partition's chunk, recut so that no key is in two partitions (see :func:`ordered_ranges`)."""
+    live = [i for i, r in enumerate(ranges) if r is not None]
+    after = dict(itertools.pairwise(live))
+    before = {b: a for a, b in after.items()}
+    out = []
+    for i, p in enumerate(parts):
+        prev, nxt = before.get(i), after.get(i)
+        drop = ranges[i][0] if prev is not None and ranges[prev][1] == ranges[i][0] else None
+        take = ranges[i][1] if nxt is not None and ranges[nxt][0] == ranges[i][1] else None
+        if drop is None and take is None:
+            out.append(p[0])
+            continue
+        inputs = [p[0]] + ([parts[nxt][0]] if take is not None else [])
+        out.append(ShareBoundary(column=column, drop=drop, take=take).new_chunk(
+            inputs, index=p[0].index, shape=(np.nan,) + tuple(p[0].shape[1:]), meta=None))
+    return out
+
+
+def per_partition_tiled(op: GroupByAgg, parts: list[list], ranges: list) -> Generator[Any, Any, Tiled]:
+    """pandas' call on each partition, its groups made whole (:func:`ordered_ranges`)."""
+    meta = op.outputs[0].meta
+    chunks = [GroupCall(spec=op.spec, call=op.call, meta=meta, distinct=op.distinct).new_chunk(
+        [c], index=chunk_index_of(meta, i), shape=chunk_shape_of(meta, np.nan), meta=meta)
+        for i, c in enumerate(_whole_groups(op.spec.by, parts, ranges))]
+    if not op.spec.as_index:
+        chunks = yield from _renumbered(chunks, meta)
+    return Tiled(chunks, nsplits_of(meta, (np.nan,) * len(chunks)))
 
 
 def tree_tiled(op: GroupByAgg, partials: list, expected_rows: float) -> Tiled:
@@ -204,6 +357,8 @@ def shuffle_tiled(op: GroupByAgg, parts: list[list]) -> Generator[Any, Any, Tile
         bounds, n = None, 1
     else:
         bounds = yield from sampled_bounds(spec, parts)
+        if small_input(op, parts):  # sampling computed the partitions: their sizes are known now
+            return single_tiled(op, parts)
         n = len(bounds) + 1 if bounds is not None else len(parts)
     return (yield from _shuffled(
         op, parts, n,

@@ -30,6 +30,7 @@ from ..map import Slot
 from ..meta import empty_meta, fake
 from .agg import GroupByAgg, keys_as_columns, sizes_as_frame
 from .keys import ALIGNED, INDEX, VALUES, GroupSpec
+from .named import call_on
 from .plan import TREE_FUNCS, partials_of, tree_plan
 from .scan import scannable
 from .shuffle import round_trip_spec
@@ -152,36 +153,40 @@ class GroupBy:
         return f"<mars {type(self).__name__} of {self._data.kind} {self._data.key[:8]}>"
 
     # ----------------------------------------------------------------- pandas on stand-ins
-    def _pandas(self, sample: bool = True, select: bool = True, **overrides: Any) -> Any:
+    def _pandas(self, sample: bool = True, select: bool = True, columns: list | None = None,
+                **overrides: Any) -> Any:
         """pandas' groupby of a stand-in of the data: a fake sample, or the empty metas.
 
         The sample has two groups of three rows (a group of one row would give
         NaN where real groups do not, e.g. a ``min_count``, and change dtypes).
+        ``columns`` (the keys and the columns a call reads) narrow the stand-in:
+        faking and grouping the others costs time and changes nothing.
         """
         rows = _SAMPLE_ROWS if sample else slice(0, 0)
-        part = _stand_in(self._data.meta, rows)
+        meta = self._data.meta if columns is None else self._data.meta[columns]
+        part = _stand_in(meta, rows)
         keys = []
         for data, mode in zip(self._keys, self._spec.modes):
             key = _stand_in(data.meta, rows)
             keys.append(key.set_axis(part.index, axis=0) if mode == ALIGNED else key)
         return self._spec.groupby(part, keys, select=select, **overrides)
 
-    def _infer(self, fn: Callable, user: bool = False, **overrides: Any) -> Any:
+    def _infer(self, fn: Callable, user: bool = False, columns: list | None = None, **overrides: Any) -> Any:
         """The meta of ``fn(pandas groupby)``; a user's function may fail on the sample, then empty input is tried."""
         try:
-            return empty_meta(fn(self._pandas(sample=True, **overrides)))
+            return empty_meta(fn(self._pandas(sample=True, columns=columns, **overrides)))
         except Exception as e:
             if not user:
                 raise
             error = e
         try:
-            return empty_meta(fn(self._pandas(sample=False, **overrides)))
+            return empty_meta(fn(self._pandas(sample=False, columns=columns, **overrides)))
         except Exception:  # noqa: BLE001 - the sample's error is the one to report
             raise error from None
 
-    def _values_meta(self) -> Any:
+    def _values_meta(self, columns: list | None = None) -> Any:
         # what pandas aggregates: the selection without the key columns (pandas has no public name for it)
-        return self._pandas(sample=False, as_index=True)._obj_with_exclusions
+        return self._pandas(sample=False, as_index=True, columns=columns)._obj_with_exclusions
 
     def _key_labels(self) -> list:
         """Which grouping levels are columns of the frame (by label)."""
@@ -226,16 +231,18 @@ class GroupBy:
     def _aggregate(self, method: str, args: tuple = (), kwargs: dict | None = None, user: bool = False,
                    extra: list | None = None) -> Any:
         kwargs = dict(kwargs or {})
-        meta = self._infer(lambda g: getattr(g, method)(*args, **kwargs), user=user)
+        columns = self._travel_columns(extra)
+        # the columns a dict or named aggregation reads are all its result depends on
+        read = columns if extra is not None else None
+        meta = self._infer(lambda g: call_on(g, method, args, kwargs), user=user, columns=read)
         spec = self._spec
         plan = index_meta = layout = None
         if not user and isinstance(meta, (pd.DataFrame, pd.Series)):
-            index_meta = meta if spec.as_index else self._infer(lambda g: getattr(g, method)(*args, **kwargs),
-                                                                 as_index=True)
-            plan = tree_plan(method, args, kwargs, self._values_meta(), index_meta)
+            index_meta = meta if spec.as_index else self._infer(lambda g: call_on(g, method, args, kwargs),
+                                                                 as_index=True, columns=read)
+            plan = tree_plan(method, args, kwargs, self._values_meta(read), index_meta)
             if not spec.as_index:
                 layout = sizes_as_frame if method == "size" else keys_as_columns
-        columns = self._travel_columns(extra)
         op = GroupByAgg(spec=spec, call=(method, args, kwargs), plan=plan,
                         partials=partials_of(plan) if plan else None, index_meta=index_meta, layout=layout,
                         columns=columns)

@@ -43,6 +43,7 @@ from .keys import (
     range_codes,
     row_keys,
 )
+from .named import call_on
 
 #: bits of a row position that hold the row's place in its partition (the rest: the partition)
 POSITION_BITS = 40
@@ -242,7 +243,7 @@ def run_call(spec: GroupSpec, call: tuple, part: Any, keys: Sequence[Any], meta:
     fast = dense_agg(spec, call, part, meta) if not keys and meta is not None else None
     if fast is not None:
         return fast
-    return getattr(spec.groupby(part, keys), method)(*args, **kwargs)
+    return call_on(spec.groupby(part, keys), method, args, kwargs)
 
 
 class GroupReduce(ShuffleReduce, PandasOperator):

@@ -8,6 +8,8 @@ user's. :func:`optimize` runs them in order:
    :func:`~.cse.dedupe`: one read per file source, one node per expression;
    :func:`~.distinct.distinct_into_groupby`: distinct rows that only a
    sorted groupby reads are deduplicated in its shuffle;
+   :func:`~.distinct.unordered_distinct_for_merges`: distinct rows that only
+   semi-joins read keep no order;
 2. :func:`~.projection.project_columns`: sources read only the columns used;
 3. :func:`~.predicates.push_predicates`: Parquet row groups that a filter
    cannot keep are not read (the filter still runs);
@@ -31,7 +33,7 @@ from ...core.entity import TileableData, has_unknown
 from ...core.tiling import PLANNERS, TILING, as_data
 from ..core import DataFrame, Index, PandasData, Series
 from .cse import dedupe, select_of_select
-from .distinct import distinct_into_groupby
+from .distinct import distinct_into_groupby, unordered_distinct_for_merges
 from .explain import Explanation, format_plan
 from .fusion import fuse_partitions
 from .graph import HOLDS, REPLACED
@@ -45,8 +47,9 @@ __all__ = ["RULES", "explain", "format_plan", "optimize", "plan"]
 Rule = Callable[[list], list]
 
 #: the rules in the order they run
-RULES: tuple[Rule, ...] = (combine_reads, select_of_select, dedupe, distinct_into_groupby, project_columns,
-                           push_predicates, sort_head_to_topn, dedupe, fuse_partitions)
+RULES: tuple[Rule, ...] = (combine_reads, select_of_select, dedupe, distinct_into_groupby,
+                           unordered_distinct_for_merges, project_columns, push_predicates, sort_head_to_topn, dedupe,
+                           fuse_partitions)
 
 
 def optimize(targets: Sequence[Any], holds: Callable[[Any], bool] | None = None,

@@ -11,6 +11,12 @@ not needed.
 
 Only sorted groupings (``sort=True``, the default) are rewritten: their
 output order does not depend on where rows were.
+
+:func:`unordered_distinct_for_merges`: distinct rows that only the right
+side of ``inner`` or ``left`` merges read, on all their columns (SQL's
+``IN``/``EXISTS`` as a semi-join), need no order: each left row meets at
+most one of them, and the merge numbers its rows afresh. Their repeats are
+then dropped without keeping positions (no shuffle sending them back).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import pandas as pd
 from ...core.entity import TileableData
 from ..groupby.agg import GroupByAgg
 from ..map import Slot
+from ..merge import Merge
 from ..uniques import Distinct
 from .graph import Rebuilder, consumers, fresh_op, rewrite
 
@@ -77,5 +84,44 @@ def distinct_into_groupby(targets: list[TileableData]) -> list[TileableData]:
         distinct, travel = merged
         new_op = fresh_op(op, distinct=distinct, columns=travel)
         return rb.with_op(node, new_op, [rb.new(source.op.inputs[0])])
+
+    return rewrite(targets, visit)
+
+
+def _keys_of(value: Any) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def semi_join_side(node: TileableData, user: Any) -> bool:
+    """Whether ``user`` reads ``node`` only as the right side of an inner or left merge keyed on all its columns."""
+    if user is None or not isinstance(user.op, Merge):
+        return False
+    left, right = user.op.inputs
+    kw = user.op.kwargs
+    if right is not node or left is node or kw.get("how") not in ("inner", "left") or kw.get("right_index"):
+        return False
+    keys = _keys_of(kw.get("on")) + _keys_of(kw.get("right_on"))
+    return set(node.meta.columns) <= {k for k in keys if isinstance(k, (str, int, tuple))}
+
+
+def unordered_distinct_for_merges(targets: list[TileableData]) -> list[TileableData]:
+    """Rule: distinct rows read only as a semi-join's right side drop their repeats in any order."""
+    users = consumers(targets)
+
+    def visit(node: TileableData, inputs: list, rb: Rebuilder) -> Any:
+        op = node.op
+        if not isinstance(op, Distinct) or op.mask or op.unordered or op.keep is False or node.chunks is not None:
+            return None
+        meta = node.meta
+        if not isinstance(meta, pd.DataFrame) or not meta.columns.is_unique:
+            return None
+        if op.subset is not None and len(op.subset) != meta.shape[1]:
+            return None  # which of the repeats is kept would matter
+        readers = users.get(id(node), [])
+        if not readers or not all(semi_join_side(node, u) for u in readers):
+            return None
+        return rb.with_op(node, fresh_op(op, unordered=True), inputs)
 
     return rewrite(targets, visit)

@@ -42,6 +42,7 @@ from ..merge import Merge, merge
 from ..selection import RowSlice, _filter_rows
 from ..sort import SortRows
 from .graph import Rebuilder, consumers, fresh_op, is_leaf, rewrite, topo_order
+from .merge_columns import narrow_merge_meta
 
 ALL = None  # every column
 
@@ -112,13 +113,15 @@ def merge_needs(op: Merge, need: set | None) -> tuple[set, set] | None:
         if c in lkeep or c in rkeep:
             lkeep.add(c)
             rkeep.add(c)
-    lmeta = left.meta[[c for c in left.meta.columns if c in lkeep]]
-    rmeta = right.meta[[c for c in right.meta.columns if c in rkeep]]
-    try:
-        narrow = pd.merge(lmeta, rmeta, **kw)
-    except Exception:  # noqa: BLE001 - a merge pandas refuses on the narrow sides is left whole
-        return None
+    lkept = [c for c in left.meta.columns if c in lkeep]
+    rkept = [c for c in right.meta.columns if c in rkeep]
     wide = op.outputs[0].meta
+    narrow = narrow_merge_meta(wide, list(left.meta.columns), list(right.meta.columns), lkept, rkept, kw)
+    if narrow is None:
+        try:
+            narrow = pd.merge(left.meta[lkept], right.meta[rkept], **kw)
+        except Exception:  # noqa: BLE001 - a merge pandas refuses on the narrow sides is left whole
+            return None
     if not set(narrow.columns) <= set(wide.columns) or \
             any(c not in narrow.columns or narrow[c].dtype != wide[c].dtype for c in need):
         return None
@@ -216,7 +219,8 @@ def _pruned_source(node: TileableData, kept: list, rb: Rebuilder) -> Any:
 def _held_selection(leaf: TileableData, kept: list) -> TileableData:
     """The used columns of a frame the session holds (views: its chunks are not copied)."""
     op = SelectColumns(columns=list(kept), by_position=False)
-    meta = leaf.meta[list(kept)]
+    wanted = set(kept)  # ``kept`` is in the frame's column order (:func:`_kept`); take is the fast selection
+    meta = leaf.meta.take([i for i, c in enumerate(leaf.meta.columns) if c in wanted], axis=1)
     return op.new_pandas([leaf], meta, (leaf.shape[0], len(kept)), partitioning=leaf.partitioning).data
 
 
@@ -249,6 +253,21 @@ def _rebuilt_assign(node: TileableData, inputs: list, need: set | None, rb: Rebu
     return rb.clone(node, inputs, meta=meta, shape=(node.shape[0], meta.shape[1]))
 
 
+def _rebuilt_merge(node: TileableData, inputs: list, rb: Rebuilder) -> Any:
+    """A merge of narrower sides (its meta read off the whole merge's where it can: no pandas merge)."""
+    op = node.op
+    old, cols = op.inputs, [list(i.meta.columns) for i in inputs]
+    meta = narrow_merge_meta(node.meta, list(old[0].meta.columns), list(old[1].meta.columns), cols[0], cols[1],
+                             op.kwargs)
+    if meta is None:
+        new = merge(wrap(inputs[0]), wrap(inputs[1]), **op.kwargs).data
+    else:
+        new = rb.clone(node, inputs, meta=meta, shape=(node.shape[0], meta.shape[1]), partitioning=None)
+        new.partitioning = new.key  # rows laid out anew, as a merge of its own
+    rb.retoken(node.partitioning, new.partitioning)
+    return new
+
+
 def project_columns(targets: list[TileableData]) -> list[TileableData]:
     """Rule: unused columns are left out from the sources up (see the module's text)."""
     needs = column_needs(targets)
@@ -270,9 +289,7 @@ def project_columns(targets: list[TileableData]) -> list[TileableData]:
             meta = inputs[0].meta
             return rb.clone(node, inputs, meta=meta, shape=(node.shape[0], meta.shape[1]))
         if isinstance(op, Merge):
-            new = merge(wrap(inputs[0]), wrap(inputs[1]), **op.kwargs).data
-            rb.retoken(node.partitioning, new.partitioning)
-            return new
+            return _rebuilt_merge(node, inputs, rb)
         return rb.clone(node, inputs)  # a selection: its output is what it was
 
     return rewrite(targets, visit)
