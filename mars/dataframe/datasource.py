@@ -74,12 +74,14 @@ _THREADED_TOKEN_BYTES = 32 << 20
 #: buffers are checksummed in blocks of at most this many bytes (the units of work of the threads)
 _TOKEN_BLOCK_BYTES = 4 << 20
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
+_pool_pid = 0
 
 
 def _token_pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
+    global _pool, _pool_pid
+    if _pool is None or _pool_pid != os.getpid():  # a forked child inherits the executor, not its threads
         _pool = concurrent.futures.ThreadPoolExecutor(min(4, os.cpu_count() or 1), thread_name_prefix="mars-token")
+        _pool_pid = os.getpid()
     return _pool
 
 

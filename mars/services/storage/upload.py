@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,7 @@ WRITE_THREADS = 4
 #: values sent in one request at most this big (a bigger chunk goes alone): under the web service's body limit
 SEND_BATCH_BYTES = 256 << 20
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
+_pool_pid = 0
 
 Chunk = tuple[str, tuple, Any]  # (key, shape, value)
 
@@ -45,9 +47,10 @@ class UploadTarget:
 
 
 def _writers() -> concurrent.futures.ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
+    global _pool, _pool_pid
+    if _pool is None or _pool_pid != os.getpid():  # a forked child inherits the executor, not its threads
         _pool = concurrent.futures.ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="mars-upload")
+        _pool_pid = os.getpid()
     return _pool
 
 
