@@ -271,6 +271,7 @@ async def _gpu_lane_run() -> None:
     from mars.services.storage.cache import ChunkCache
     from mars.services.storage.core import ChunkStore
     from mars.services.storage.shm import StoredObject
+    from tests.fake_slots import GatedSlot, Reports
 
     def spec(op, inputs, shapes, dtypes, index):
         st = Subtask(op, inputs, [f"out{index}"], shapes, dtypes)
@@ -278,9 +279,9 @@ async def _gpu_lane_run() -> None:
 
     pool = await mo.create_actor_pool("127.0.0.1", n_process=0)
     try:
-        cpus = [await mo.create_actor(_GatedSlot, uid=f"slot/{i}", address=pool.address) for i in range(2)]
-        gpu = await mo.create_actor(_GatedSlot, uid="slot/gpu-0", address=pool.address)
-        reports = await mo.create_actor(_Reports, address=pool.address)
+        cpus = [await mo.create_actor(GatedSlot, uid=f"slot/{i}", address=pool.address) for i in range(2)]
+        gpu = await mo.create_actor(GatedSlot, uid="slot/gpu-0", address=pool.address)
+        reports = await mo.create_actor(Reports, address=pool.address)
         store = ChunkStore()
         store.put("s", [StoredObject("big", 100 << 20, b"", (100 << 20,), "mars-test-not-a-segment")])
         execution = await mo.create_actor(ExecutionActor, cpus, ChunkCache(store), "w", None,
@@ -318,43 +319,6 @@ async def _until(fn, expected, timeout: float = 5.0) -> None:
     while await fn() != expected:
         assert time.monotonic() < deadline, f"still {await fn()!r}, not {expected!r}"
         await asyncio.sleep(0.01)
-
-
-class _GatedSlot(mo.Actor):
-    """A slot whose batches end when the test says so."""
-
-    def __init__(self) -> None:
-        import asyncio
-
-        self.started: list[int] = []
-        self.gate = asyncio.Event()
-
-    async def run(self, specs):
-        from mars.services.execution.api import SlotOutcome
-
-        self.started.extend(s.index for s in specs)
-        await self.gate.wait()
-        self.gate.clear()
-        return [SlotOutcome(s.index, s.task_id) for s in specs]
-
-    @mo.no_lock
-    def open(self) -> None:
-        self.gate.set()
-
-    @mo.no_lock
-    def seen(self) -> list[int]:
-        return self.started
-
-
-class _Reports(mo.Actor):
-    def __init__(self) -> None:
-        self.indexes: list[int] = []
-
-    def subtasks_done(self, reports) -> None:
-        self.indexes.extend(r.index for r in reports)
-
-    def get(self) -> list[int]:
-        return sorted(self.indexes)
 
 
 def _chained_run(holders: list[str], shape: tuple = (10,)) -> dict:

@@ -29,7 +29,7 @@ import pytest_asyncio
 import mars.oscar as mo
 from mars.core.graph import Subtask
 from mars.services.errors import WorkerMemoryError
-from mars.services.execution.api import RemoteInput, SlotOutcome, SubtaskSpec
+from mars.services.execution.api import RemoteInput, SubtaskSpec
 from mars.services.execution.guard import MemoryGuard
 from mars.services.execution.memory import (
     HARD,
@@ -60,6 +60,7 @@ from mars.services.storage.worker import (
     StorageActor,
     TransferActor,
 )
+from tests.fake_slots import GatedSlot, Reports
 
 MiB = 1 << 20
 
@@ -342,43 +343,6 @@ def test_the_guard_pauses_and_spills_over_the_soft_limit_and_kills_the_biggest_s
 
 
 # -- the execution actor: admission ---------------------------------------------------
-class GatedSlot(mo.Actor):
-    """A slot whose batches end when the test says so."""
-
-    def __init__(self) -> None:
-        self.started: list[int] = []
-        self.gate = asyncio.Event()
-
-    async def run(self, specs: list[SubtaskSpec]) -> list[SlotOutcome]:
-        self.started.extend(s.index for s in specs)
-        await self.gate.wait()
-        self.gate.clear()
-        return [SlotOutcome(s.index, s.task_id) for s in specs]
-
-    @mo.no_lock
-    def open(self) -> None:
-        self.gate.set()
-
-    @mo.no_lock
-    def seen(self) -> list[int]:
-        return self.started
-
-    @mo.no_lock
-    def ping(self) -> int:
-        return os.getpid()
-
-
-class Reports(mo.Actor):
-    def __init__(self) -> None:
-        self.indexes: list[int] = []
-
-    def subtasks_done(self, reports: list) -> None:
-        self.indexes.extend(r.index for r in reports)
-
-    def get(self) -> list[int]:
-        return sorted(self.indexes)
-
-
 async def _until(fn: Any, timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout
     while not await fn():
