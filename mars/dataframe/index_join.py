@@ -188,7 +188,9 @@ def _join(self: Index, other: Any, *, how: str = "left", level: Any = None, retu
     """The labels of both Indexes joined, as ``pandas.Index.join``; the indexers are lazy tensors (or None).
 
     ``how`` is ``"left"``, ``"right"``, ``"inner"`` or ``"outer"``; ``sort`` sorts the result
-    (``outer`` always does). ``level`` applies to MultiIndexes only, which are not supported here.
+    (``outer`` always does). With a MultiIndex on one side, ``level`` (a name or a position) is
+    the level the other side's labels meet (without it, the level named as the other side);
+    see :func:`_join_level`. Two MultiIndexes are joined only by pandas (``to_pandas()``).
 
     >>> import mars.dataframe as md
     >>> md.Index([1, 2, 3], chunk_size=2).join(md.Index([4, 5, 6]), how="outer").to_pandas().tolist()
@@ -200,11 +202,11 @@ def _join(self: Index, other: Any, *, how: str = "left", level: Any = None, retu
         warnings.warn(f"Passing {type(other).__name__} to Index.join is deprecated and will raise in a future "
                       "version. Pass an Index instead.", FutureWarning, stacklevel=2)
     other = lazy_index(other)
-    if isinstance(self.meta, pd.MultiIndex) or isinstance(other.meta, pd.MultiIndex):
-        raise NotImplementedError("Index.join of MultiIndexes is not supported; use "
-                                  "idx.to_pandas().join(other.to_pandas(), ...) or DataFrame.merge on the levels")
     if how not in _HOWS:
         raise ValueError(f"do not recognize join method {how}")
+    if isinstance(self.meta, pd.MultiIndex) or isinstance(other.meta, pd.MultiIndex):
+        joined, lidx, ridx = _join_multi(self, other, how, level)
+        return (joined, lidx, ridx) if return_indexers else joined
     sort = bool(sort) or how == "outer"
     a, b = fake(self.meta), fake(other.meta)
     if isinstance(a, pd.DatetimeIndex) and isinstance(b, pd.DatetimeIndex) and (a.tz is None) ^ (b.tz is None):
@@ -229,6 +231,89 @@ def _join_cast(self: Index, other: Index, how: str) -> tuple:
     elif how == "right":
         joined = _with_name(joined, other.meta.name, other.meta.dtype)
     return joined, lidx, ridx
+
+
+# ----------------------------------------------------------------- a MultiIndex's level and a flat Index
+def _join_multi(self: Index, other: Index, how: str, level: Any) -> tuple:
+    both = isinstance(self.meta, pd.MultiIndex) and isinstance(other.meta, pd.MultiIndex)
+    if level is None:
+        if both or list(self.meta.names) == list(other.meta.names):
+            raise NotImplementedError("Index.join of two MultiIndexes (or without level=) is not supported; use "
+                                      "idx.to_pandas().join(other.to_pandas(), ...) or DataFrame.merge on the levels")
+        overlap = set(self.meta.names) & set(other.meta.names)
+        if not overlap:
+            raise ValueError("cannot join with no overlapping index names")
+        level = next(iter(overlap))
+    if both:
+        raise TypeError("Join on level between two MultiIndex objects is ambiguous")
+    return _join_level(self, other, level, how)
+
+
+def _join_level(self: Index, other: Index, level: Any, how: str) -> tuple:
+    """pandas' join of a flat Index with one level of a MultiIndex: the MultiIndex's rows stay in order.
+
+    The level's distinct labels (sorted, as pandas keeps a MultiIndex's levels; those in use,
+    as after ``remove_unused_levels()``: pandas' answer may differ for a level holding labels
+    no row uses, e.g. after slicing a MultiIndex) are joined
+    with the flat side as Indexes: if that leaves the level as it was, the MultiIndex is the
+    result and its indexer None; otherwise its rows whose label the joined level lacks are
+    dropped, and the level takes the joined level's dtype. The flat side's indexer is each
+    row's label's position there (-1: absent).
+    """
+    flip = not isinstance(self.meta, pd.MultiIndex)
+    multi, flat = (other, self) if flip else (self, other)
+    how = {"left": "right", "right": "left"}.get(how, how) if flip else how
+    k = multi.meta._get_level_number(level)  # pandas' KeyError / IndexError for a bad level
+    if not flat.is_unique:
+        raise NotImplementedError("Index._join_level on non-unique index is not implemented")
+    values = multi.get_level_values(k)
+    if values.hasnans:
+        raise NotImplementedError(f"Index.join(level={level!r}) where the level holds missing labels (pandas' "
+                                  "answer there is not consistent); drop or fill them first")
+    new_level, kept, _ = _join(values.unique().sort_values(), flat, how=how, return_indexers=True)
+    dtype = fake(new_level.meta).dtype
+    if kept is None:
+        pairs = _level_pairs(multi, k, flat, "left")
+        joined, lidx = multi, None
+    else:
+        pairs = _level_pairs(multi, k, flat, "left" if how in ("left", "outer") else "inner")
+        joined, lidx = _rows_of(pairs, multi.meta, k, dtype), _indexer(pairs, "l").to_tensor()
+    ridx = _indexer(pairs, "r").to_tensor()
+    return (joined, ridx, lidx) if flip else (joined, lidx, ridx)
+
+
+def _level_columns(part: pd.MultiIndex, k: int, key_dtype: Any) -> pd.DataFrame:
+    columns = {f"level{i}": part.get_level_values(i) for i in range(part.nlevels)}
+    columns["key"] = part.get_level_values(k).astype(key_dtype)
+    return pd.DataFrame({name: np.asarray(v) if not isinstance(v.dtype, pd.api.extensions.ExtensionDtype)
+                         else v.array for name, v in columns.items()})
+
+
+def _with_position(part: pd.DataFrame) -> pd.DataFrame:
+    return part.assign(l=part.index.to_numpy(dtype=np.intp))
+
+
+def _level_pairs(multi: Index, k: int, flat: Index, how: str) -> Any:
+    """The MultiIndex's rows as columns ``level<i>``, ``key`` (level ``k``) and ``l`` (position), merged with ``(key, r)``."""
+    key_dtype = fake(multi.meta.levels[k])._find_common_type_compat(fake(flat.meta))
+    meta = _with_position(_level_columns(multi.meta, k, key_dtype))
+    rows = map_partitions(_level_columns, multi, k, key_dtype, meta=meta.drop(columns="l"))
+    rows = map_partitions(_with_position, renumbered(rows), meta=meta)
+    right = _with_name(flat, flat.meta.name, key_dtype)
+    return merge(rows, _positions_frame(right, "r"), on="key", how=how, sort=False)
+
+
+def _as_multi(part: pd.DataFrame, names: list, k: int, dtype: Any) -> pd.MultiIndex:
+    arrays = [part[f"level{i}"] for i in range(len(names))]
+    arrays[k] = arrays[k].astype(dtype)
+    if not len(part):
+        return pd.MultiIndex.from_arrays([pd.Index(a) for a in arrays], names=names)
+    return pd.MultiIndex.from_arrays(arrays, names=names)
+
+
+def _rows_of(pairs: Any, meta: pd.MultiIndex, k: int, dtype: Any) -> Index:
+    out = meta.set_levels(meta.levels[k].astype(dtype), level=k)
+    return map_partitions(_as_multi, pairs, list(meta.names), k, dtype, meta=out)
 
 
 def _install() -> None:

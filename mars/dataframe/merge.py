@@ -389,6 +389,10 @@ def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: Panda
         return "broadcast_right"
     if len(lrows) == 1 and len(rrows) == 1:
         return "single"
+    level_join = _level_join(kwargs, left.meta, right.meta)
+    if level_join is not None:
+        return level_join if _broadcastable(*((right.meta, rrows, lrows) if level_join == "broadcast_right"
+                                              else (left.meta, lrows, rrows))) else "single"
     # a partition checks uniqueness only of the keys it holds all of
     left_unique, right_unique = _UNIQUE_SIDES[kwargs["validate"]] if kwargs["validate"] else (False, False)
     if not sort and how in ("inner", "left") and not left_unique and _broadcastable(right.meta, rrows, lrows):
@@ -405,6 +409,18 @@ def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: Panda
     if sort or how == "outer":
         return "range" if keys.kinds is not None else "single"
     return "hash" if keys.casts is not None else "single"
+
+
+def _level_join(kwargs: dict, lmeta: pd.DataFrame, rmeta: pd.DataFrame) -> str | None:
+    """The broadcast for a join of one side's MultiIndex with the other's flat index (None: not such a join).
+
+    pandas joins the flat labels with one level and keeps the MultiIndex's rows in their order whatever
+    ``how`` is (no row comes from the flat side alone): each MultiIndex partition meets the whole flat side.
+    """
+    multi = [isinstance(m.index, pd.MultiIndex) for m in (lmeta, rmeta)]
+    if not (kwargs["left_index"] and kwargs["right_index"]) or multi[0] == multi[1]:
+        return None
+    return "broadcast_right" if multi[0] else "broadcast_left"
 
 
 def _left_reorderable(kwargs: dict, keys: JoinKeys, lmeta: pd.DataFrame, rmeta: pd.DataFrame) -> bool:

@@ -60,8 +60,10 @@ def test_frame(name, chunk_size):
     check(lambda r: CALLS[name](r)["a"], FRAME, chunk_size)
     if name == "sum":
         check(lambda r: r["a"].sum(), FRAME, chunk_size)
-    else:  # pandas answers a selection with a groupby of the bins, not an upsampling
-        with pytest.raises(NotImplementedError, match="upsample first and select after"):
+    elif name in ("ffill", "bfill limit"):  # pandas answers a selection with a groupby of the bins
+        check(lambda r: CALLS[name](r["a"]), FRAME, chunk_size)
+    else:  # which has no such method
+        with pytest.raises(AttributeError, match="'SeriesGroupBy' object has no attribute"):
             CALLS[name](md.DataFrame(FRAME, chunk_size=chunk_size).resample("30min")["a"])
 
 
@@ -97,6 +99,8 @@ def test_errors_are_pandas():
         frame.resample("30min", on="t").ffill()
     with pytest.raises(ValueError, match="Cannot interpolate inplace"):
         md.Series(SERIES).resample("30min").interpolate(inplace=True)
-    with_nat = pd.Series([1.0, 2.0], index=pd.DatetimeIndex(["2000-01-01", pd.NaT]))
-    with pytest.raises(NotImplementedError, match="NaT"):
-        md.Series(with_nat).resample("h").ffill().execute()
+    with_nat = pd.Series([1.0, 2.0, 3.0], index=pd.DatetimeIndex(["2000-01-01", pd.NaT, "2000-01-01 02:00"]))
+    with pytest.raises(ValueError, match="index must be monotonic increasing or decreasing"):
+        with_nat.resample("h").ffill()
+    with pytest.raises(ValueError, match="index must be monotonic increasing or decreasing"):
+        md.Series(with_nat, chunk_size=2).resample("h").ffill().execute()

@@ -17,6 +17,14 @@ import mars.dataframe as md
 from mars.dataframe.stitch import stitched
 
 N = 60
+
+
+@pytest.fixture(autouse=True)
+def _stitch_every_partition(monkeypatch):
+    """These partitions are small: without this they would be computed the plain way (test_stitch_small.py)."""
+    monkeypatch.setattr("mars.dataframe.stitch.SMALL_CELLS", 0)
+
+
 CHUNKINGS = [N, 20, (25, 1, 0, 34), (7, 30, 0, 23), (1, 0, 40, 19)]
 
 

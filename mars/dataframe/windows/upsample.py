@@ -17,6 +17,14 @@ frequency is finer or coarser than the data's. Here:
    interpolates with carries across partitions (``Series.interpolate``) and
    keeps the edges, as pandas does.
 
+Data holding NaT is pandas' case too: it sorts NaT first and its labels
+start with a NaT (so the reindex brings the NaT row, and raises pandas'
+errors: duplicate labels for two NaT, "index must be monotonic" for a fill
+whose data is not exactly the labels). A column selection first
+(``obj.resample(...)["a"].ffill()``) is pandas' groupby of the bins: the
+sorted rows filled within each bin (:class:`BinFill`); it has no ``asfreq``,
+``nearest`` or ``interpolate`` (pandas' AttributeError).
+
 >>> import mars.dataframe as md, pandas as pd
 >>> s = md.Series([1.0, 3.0], index=pd.date_range("2000-01-01", periods=2, freq="h"), chunk_size=1)
 >>> s.resample("30min").interpolate().to_pandas().tolist()
@@ -35,20 +43,38 @@ import pandas as pd
 from ...core.operator import Fetch, Tiled
 from ...core.tiling import as_data, recursive_tile
 from ..align import fetch_indexes
-from ..core import PandasOperator, chunk_shape_of, wrap
+from ..core import PandasOperator, chunk_index_of, chunk_shape_of, nsplits_of, wrap
 from ..meta import empty_meta, fake
 from ..methods.align import reindex_rows
-from .resample import Resampler, _span_chunks, _times_grid
+from ..rows import rows_overlapping
+from .resample import (
+    DropNaT,
+    ResamplePiece,
+    Resampler,
+    _cuts,
+    _span_chunks,
+    _times,
+    _times_grid,
+    grid_of,
+    whole_labels,
+)
 
 __all__: list[str] = []
 
 _FILLS = {"asfreq": None, "ffill": "ffill", "bfill": "bfill", "nearest": "nearest"}
 
 
-def upsample_labels(kw: dict, first: pd.Timestamp, last: pd.Timestamp, dtype: Any) -> pd.DatetimeIndex:
-    """The labels pandas gives the whole data's upsampling, from its first and last timestamp."""
-    stamps = pd.DatetimeIndex([first, last] if last != first else [first], dtype=dtype)
-    return pd.Series(0, index=stamps).resample(**_times_grid(kw)).asfreq().index
+def upsample_labels(kw: dict, first: pd.Timestamp | None, last: pd.Timestamp | None, dtype: Any,
+                    nat: bool = False, name: Any = None) -> pd.DatetimeIndex:
+    """The labels pandas gives the whole data's upsampling, from its first and last timestamp.
+
+    With ``nat`` (the data holds NaT) pandas' labels start with a NaT (with ``closed="right"`` it
+    takes the place of the first edge, which then stays); with no timestamp at all there are none.
+    """
+    stamps = [pd.NaT] if nat else []
+    stamps += [] if first is None else ([first, last] if last != first else [first])
+    index = pd.DatetimeIndex(stamps, dtype=dtype, name=name)
+    return pd.Series(0, index=index).resample(**_times_grid(kw)).asfreq().index
 
 
 class Upsample(PandasOperator):
@@ -60,19 +86,19 @@ class Upsample(PandasOperator):
     def tile(cls, op: Upsample) -> Generator[Any, Any, Tiled]:
         data, out = op.inputs[0], op.outputs[0]
         spans = yield Fetch(_span_chunks(list(data.chunks), None, None))
-        if any(s.nat for s in spans):
-            raise NotImplementedError(f"resample(...).{op.how} of data with NaT timestamps; drop them first "
-                                      "(obj[obj.index.notna()])")
         obj = wrap(data) if op.selection is None else wrap(data)[op.selection]
         kept = [s for s in spans if s.first is not None]
-        if not kept:  # no rows: pandas' answer on the empty data, in one partition
+        nat = any(s.nat for s in spans)
+        if not kept and not nat:  # no rows: pandas' answer on the empty data, in one partition
             result = _literal(run_upsample(fake(data.meta, 0), op))
         else:
             in_order = all(s.sorted for s in kept) and all(a.last <= b.first for a, b in itertools.pairwise(kept))
-            if not in_order:
+            if nat:  # pandas sorts them first, and reindexes onto its labels: NaT's row, or its errors
+                obj = obj.sort_index(kind="stable", na_position="first")
+            elif not in_order:
                 obj = obj.sort_index(kind="stable")
-            labels = upsample_labels(op.kw, min(s.first for s in kept), max(s.last for s in kept),
-                                     data.meta.index.dtype)
+            first, last = (min(s.first for s in kept), max(s.last for s in kept)) if kept else (None, None)
+            labels = upsample_labels(op.kw, first, last, data.meta.index.dtype, nat, data.meta.index.name)
             result = yield from _upsampled(obj, labels, op)
         result = yield from recursive_tile(result)
         tiled = as_data(result)
@@ -115,14 +141,111 @@ def _interpolated(obj: Any, op: Upsample) -> Generator[Any, Any, Any]:
     return obj.interpolate(**op.interp)
 
 
+# ----------------------------------------------------------------- a selection's fills: pandas' groupby of the bins
+class OnlyNaT(PandasOperator):
+    """A partition's rows at ``NaT`` (pandas' groupby of the bins gives them NaN)."""
+
+    params = ("on",)
+    fusible = True
+
+    def execute(self, part: Any) -> Any:
+        return part[_times(part, self.on).isna()]
+
+
+class BinFill(PandasOperator):
+    """``obj.resample(**kw)[selection].ffill/bfill(limit)``: each bin's rows filled within the bin.
+
+    pandas answers a column selection with a groupby of the bins: the rows
+    sorted by time (NaT first, stable), each bin's missing values filled
+    from its own rows only, the rows at NaT all missing. The sorted rows are
+    cut so that no bin spans two partitions and each partition is pandas'
+    own answer; the NaT rows are one more partition in front.
+    """
+
+    params = ("kw", "selection", "how", "limit")
+
+    @classmethod
+    def tile(cls, op: BinFill) -> Generator[Any, Any, Tiled]:
+        data, out = op.inputs[0], op.outputs[0]
+        on = op.kw.get("on")
+        spans = yield Fetch(_span_chunks(list(data.chunks), on, None))
+        kept = [s for s in spans if s.first is not None]
+        nat = any(s.nat for s in spans)
+        out.meta = _bin_fill_meta(data.meta, op, nat)
+        chunks = list(data.chunks)
+        if not kept:  # nothing to bin: pandas' answer on all rows, in one partition
+            return _tiled(op, [(chunks, [(0, None)] * len(chunks), op.kw)], [sum(s.rows for s in spans)])
+        in_order = all(s.sorted for s in kept) and all(a.last <= b.first for a, b in itertools.pairwise(kept))
+        if nat or not in_order:
+            ordered = wrap(data).sort_index(kind="stable", na_position="first") if on is None else \
+                wrap(data).sort_values(on, kind="stable", na_position="first")
+            chunks = list(as_data((yield from recursive_tile(ordered))).chunks)
+        pieces, sizes = [], []
+        if nat:
+            pieces.append(([_like(OnlyNaT(on=on), c) for c in chunks], [(0, None)] * len(chunks), op.kw))
+            sizes.append(sum(s.nat for s in spans))
+            chunks = [_like(DropNaT(on=on), c) for c in chunks]
+        dtype = data.meta.index.dtype if on is None else data.meta[on].dtype
+        grid = grid_of(op.kw, whole_labels(op.kw, min(s.first for s in kept), max(s.last for s in kept), dtype))
+        spans = yield Fetch(_span_chunks(chunks, on, _times_grid(grid)))
+        rows = [s.rows for s in spans]
+        for start, stop in itertools.pairwise(_cuts(spans)[0]):
+            cover = rows_overlapping(rows, start, stop)
+            pieces.append(([chunks[j] for j, _, _ in cover], [(a, b) for _, a, b in cover], grid))
+            sizes.append(stop - start)
+        return _tiled(op, pieces, sizes)
+
+
+def _like(op: PandasOperator, chunk: Any) -> Any:
+    return op.new_chunk([chunk], index=chunk.index, shape=chunk_shape_of(chunk.meta, np.nan), meta=chunk.meta)
+
+
+def _tiled(op: BinFill, pieces: list, sizes: list) -> Tiled:
+    """One partition per piece ``(input chunks, row range in each, resample keywords)``, pandas' fill in each."""
+    out, chunks = op.outputs[0], []
+    for i, (inputs, ranges, grid) in enumerate(pieces):
+        piece = ResamplePiece(ranges=tuple(ranges), grid=grid, on=op.kw.get("on"), selection=op.selection,
+                              how=op.how, args=(), kwargs={"limit": op.limit}, labels=None, guards=(None, None),
+                              like=out.meta, had_nat=False)
+        chunks.append(piece.new_chunk(inputs, index=chunk_index_of(out.meta, i),
+                                      shape=chunk_shape_of(out.meta, sizes[i]), meta=out.meta))
+    out.shape = chunk_shape_of(out.meta, sum(sizes))
+    return Tiled(chunks, nsplits_of(out.meta, sizes))
+
+
+def _bin_fill_meta(meta: Any, op: BinFill, nat: bool) -> Any:
+    """pandas' result dtypes on a small sample (with a row at NaT when ``nat``: its values become missing)."""
+    on = op.kw.get("on")
+    dtype = meta.index.dtype if on is None else meta[on].dtype
+    sample = fake(meta, 2)
+    stamps = pd.DatetimeIndex([pd.NaT if nat else "2000-01-01", "2000-01-01"][-len(sample):], dtype=dtype,
+                              name=meta.index.name if on is None else None)
+    if on is None:
+        sample.index = stamps
+    else:
+        sample[on] = pd.Series(stamps, index=sample.index)
+    r = sample.resample(**op.kw)[op.selection]
+    return empty_meta(getattr(r, op.how)(limit=op.limit))
+
+
+def _bin_fill(self: Resampler, how: str, limit: Any) -> Any:
+    getattr(self._pandas()[self._selection], how)(limit=limit)  # pandas' checks of the arguments
+    op = BinFill(kw=self._kw, selection=self._selection, how=how, limit=limit)
+    meta = _bin_fill_meta(self._obj.meta, op, False)
+    return op.new_pandas([as_data(self._obj)], meta, chunk_shape_of(meta, np.nan))
+
+
 def _upsample(self: Resampler, how: str, limit: Any = None, fill_value: Any = None,
               interp: dict | None = None) -> Any:
     op = Upsample(kw=self._kw, selection=self._selection, how=how, limit=limit, fill_value=fill_value,
                   interp=interp)
     if self._selection is not None:
-        # pandas answers a selection through a groupby of the bins (a fill of the original rows within each bin)
-        raise NotImplementedError(f"resample(...)[{self._selection!r}].{how}(); upsample first and select after: "
-                                  f"obj.resample(...).{how}()[{self._selection!r}]")
+        # pandas answers a selection with a groupby of the bins: it fills within bins and has no asfreq,
+        # nearest or interpolate (pandas' AttributeError)
+        if how in ("ffill", "bfill"):
+            return _bin_fill(self, how, limit)
+        getattr(self._pandas()[self._selection], how)
+        raise NotImplementedError(f"resample(...)[{self._selection!r}].{how}(); upsample first and select after")
     if self._kw.get("on") is not None:
         raise ValueError("Upsampling from level= or on= selection is not supported, use .set_index(...) to "
                          "explicitly set index to datetime-like")
