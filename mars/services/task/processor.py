@@ -247,7 +247,7 @@ class SessionProcessor:
                 raise TaskCancelled(f"task {task.task_id} was cancelled")
             chunks = [c for t in task.targets for c in t.chunks or ()]
             keep = {c.key for c in chunks}
-            await self._run_chunks(task, chunks, keep)
+            await self._run_chunks(task, chunks, keep, final=True)
             self._finish_success(task)
             logger.debug("task %s: tiled in %.3f s, ran %d subtasks in %.3f s", task.task_id, tiled - started,
                          task.n_subtasks, time.perf_counter() - tiled)
@@ -311,21 +311,27 @@ class SessionProcessor:
         if task.cancelled:
             raise TaskCancelled(f"task {task.task_id} was cancelled")
         keep = {c.key for c in chunks}
-        future = asyncio.run_coroutine_threadsafe(self._run_chunks(task, chunks, keep), loop)
-        future.result()
+        # one trip to the loop and back for a stage and its values: each hop waits for the other thread
+        values = asyncio.run_coroutine_threadsafe(self._run_stage(task, chunks, keep, want_values), loop).result()
         for c in chunks:
             shape = self._shape(c)
             if tuple(shape) != tuple(c.shape):
                 c.shape = tuple(shape)
-        if not want_values:
-            return None
-        return asyncio.run_coroutine_threadsafe(self.fetch([c.key for c in chunks]), loop).result()
+        return values
 
-    async def _run_chunks(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str]) -> None:
+    async def _run_stage(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
+                         want_values: bool) -> list[Any] | None:
+        await self._run_chunks(task, chunks, keep)
+        return await self.fetch([c.key for c in chunks]) if want_values else None
+
+    async def _run_chunks(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
+                          final: bool = False) -> None:
         """Compute ``chunks``; when a worker is lost meanwhile, run again what is missing, from lineage.
 
         A run cut short keeps what it made on the workers still alive: the next
-        run reads it and computes only what was lost or not made yet.
+        run reads it and computes only what was lost or not made yet. The
+        ``final`` graph of a task (its targets: tiling is over) lets go of the
+        stage results it does not read as it starts, and of those it reads once read.
         """
         carried: list[str] = []
         self.pins.pin(keep - task.pinned)
@@ -333,7 +339,7 @@ class SessionProcessor:
         try:
             for attempt in itertools.count(1):
                 try:
-                    return await self._run_graph(task, chunks, keep, carried)
+                    return await self._run_graph(task, chunks, keep, carried, final)
                 except WorkerLost as e:
                     if isinstance(e, SubtaskLost) and not await self.check_workers(e.suspects):
                         raise e.error from None  # every worker involved answers: the subtask's own failure
@@ -345,7 +351,7 @@ class SessionProcessor:
             await self.free(self.pins.unpin(carried) + [k for k in carried if k not in keep])
 
     async def _run_graph(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
-                         carried: list[str]) -> None:
+                         carried: list[str], final: bool = False) -> None:
         self._forget_dead(await self.placer(task))
         started = time.perf_counter()
         with gc_paused():
@@ -358,6 +364,8 @@ class SessionProcessor:
         self._runs_by_task.setdefault(task.task_id, []).append(run)
         doomed: list[str] = []
         try:
+            if final:  # the run pins what it reads: the rest of the task's stage results goes now
+                self._release_stage_results(task, keep)
             await run.start()
             await run.future
         except WorkerLost:
@@ -602,6 +610,14 @@ class SessionProcessor:
             await mo.ActorRef(worker, STORAGE_UID).delete(self.session_id, keys)
         except Exception as e:  # noqa: BLE001 - a lost worker took its chunks with it
             logger.debug("could not free %d chunks on %s: %s", len(keys), worker, e)
+
+    def _release_stage_results(self, task: TaskRecord, keep: set[str]) -> None:
+        """Tiling is over: no later ``tile()`` reads the task's stage results, so those not in ``keep``
+        go now, or, where a live run still reads them, once it has (instead of when the task ends)."""
+        stage = task.pinned - keep
+        if stage:
+            task.pinned -= stage
+            self._free_soon(self.pins.unpin(stage) + list(stage))
 
     async def _let_go_of(self, task: TaskRecord) -> None:
         """The task ended: its stage results, and targets it did not deliver, go unless held or needed."""
