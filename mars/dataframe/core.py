@@ -29,6 +29,7 @@ from ..core.options import options
 from ..core.session import get_default_session, resolve_session
 from ..core.tiling import TILING
 from ..tensor.core import TensorChunkData, TensorData, maybe_eager
+from .assemble import join_rows
 
 
 class PandasChunkData(ChunkData):
@@ -77,7 +78,9 @@ def concat_values(values: Sequence[Any], meta: Any) -> Any:
         return kept[0].copy()
     if isinstance(kept[0], pd.Index):
         return _keep_object(kept[0].append(kept[1:]), kept[0])
-    out = pd.concat(kept)
+    out = join_rows(kept)  # big partitions of one layout: a column at a time
+    if out is None:
+        out = pd.concat(kept)
     if isinstance(out.index, pd.Index) and not isinstance(out.index, pd.MultiIndex):
         out.index = _keep_object(out.index, kept[0].index)
     return out

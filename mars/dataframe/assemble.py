@@ -1,0 +1,115 @@
+"""Large DataFrames and Series joined end to end, one allocation per column.
+
+What ``pd.concat`` of row partitions gives, for the common case of a fetch:
+partitions with the same columns and dtypes. Each numeric column of the
+whole is allocated once and each partition copied into it once.
+
+The memory is taken with ordinary pages (Arrow's system pool, that is the C
+library's allocator) rather than from numpy's allocator, which asks the
+kernel for transparent huge pages on big arrays: on a host whose memory is
+fragmented, the first touch of those pages stalls in compaction (a fetch of
+560 MB spent from 0.03 to 1.2 s in the kernel; with ordinary pages, a steady
+0.2 s). The arrays are ordinary, writable numpy arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+__all__ = ["join_rows"]
+
+#: below this many bytes of fixed-width data, ``pd.concat`` is as good (numpy's small arrays are not huge-paged)
+MIN_BYTES = 8 << 20
+_FIXED_KINDS = "biufcmM"
+#: the C library's allocator, as is: it maps big blocks with ordinary pages (numpy's allocator and Arrow's
+#: default pool both ask for huge ones)
+_POOL = pa.system_memory_pool()
+
+
+def join_rows(values: Sequence[Any], min_bytes: int | None = None) -> Any:
+    """``pd.concat(values)`` for non-empty partitions of the same columns and dtypes; ``None`` otherwise.
+
+    ``None`` means the fast path does not apply (differing dtypes or columns,
+    ``attrs``/``flags`` set, subclasses, Indexes, fewer than ``min_bytes``
+    (default :data:`MIN_BYTES`) of fixed-width data): the caller
+    concatenates with pandas.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mars.dataframe.assemble import join_rows
+    >>> parts = [pd.DataFrame({"a": range(3)}), pd.DataFrame({"a": range(3, 5)}, index=[3, 4])]
+    >>> join_rows(parts) is None  # a few bytes: pandas' own concat is as fast
+    True
+    >>> join_rows(parts, min_bytes=0)["a"].tolist()
+    [0, 1, 2, 3, 4]
+    """
+    if len(values) < 2 or type(values[0]) not in (pd.DataFrame, pd.Series):
+        return None
+    first = values[0]
+    dtypes = list(first.dtypes) if isinstance(first, pd.DataFrame) else [first.dtype]
+    rows = sum(len(v) for v in values)
+    fixed = sum(d.itemsize for d in dtypes if _fixed(d)) * rows
+    if fixed < (MIN_BYTES if min_bytes is None else min_bytes) or not _same_layout(values):
+        return None
+    index = first.index.append([v.index for v in values[1:]])
+    if isinstance(first, pd.Series):
+        column = _column([v.array for v in values], first.dtype, rows)
+        return pd.Series(column, index=index, dtype=first.dtype, name=_consensus_name(values), copy=False)
+    # each column a Series of its dtype (nothing inferred: object stays object), none consolidated or copied
+    columns = {j: pd.Series(_column([v.iloc[:, j].array for v in values], d, rows), index=index, dtype=d, copy=False)
+               for j, d in enumerate(dtypes)}
+    out = pd.DataFrame(columns, copy=False)
+    out.columns = first.columns
+    return out
+
+
+def _same_layout(values: Sequence[Any]) -> bool:
+    """All plain DataFrames (or all plain Series) of one dtype per column, the same columns, no attrs or flags."""
+    first = values[0]
+    kind = type(first)
+    if kind is pd.DataFrame:
+        if first.shape[1] == 0 or not _plain(first):
+            return False
+        dtypes, columns = list(first.dtypes), first.columns
+        return all(type(v) is kind and _plain(v) and v.columns.equals(columns) and v.columns.dtype == columns.dtype
+                   and v.columns.names == columns.names and list(v.dtypes) == dtypes for v in values[1:])
+    if kind is pd.Series:
+        return _plain(first) and all(type(v) is kind and _plain(v) and v.dtype == first.dtype for v in values[1:])
+    return False
+
+
+def _plain(v: Any) -> bool:
+    return not v.attrs and v.flags.allows_duplicate_labels
+
+
+def _fixed(dtype: Any) -> bool:
+    return isinstance(dtype, np.dtype) and dtype.kind in _FIXED_KINDS
+
+
+def _column(arrays: list, dtype: Any, rows: int) -> Any:
+    """The arrays end to end, as pandas joins them: numpy's for numpy dtypes, the extension type's for others."""
+    if not isinstance(dtype, np.dtype):
+        return pd.concat([pd.Series(a, copy=False) for a in arrays], ignore_index=True).array
+    if not _fixed(dtype):  # object: pointers, which numpy must own
+        return np.concatenate([np.asarray(a) for a in arrays])
+    out = np.frombuffer(pa.allocate_buffer(rows * dtype.itemsize, memory_pool=_POOL), dtype=dtype)
+    np.concatenate([np.asarray(a) for a in arrays], out=out)
+    return out
+
+
+def _consensus_name(values: Sequence[Any]) -> Any:
+    """The name all the Series share, else ``None`` (as ``pd.concat`` names its result)."""
+    name = values[0].name
+    for v in values[1:]:
+        try:
+            if v.name != name:
+                return None
+        except ValueError:  # names that do not compare to a bool (arrays)
+            return None
+    return name
