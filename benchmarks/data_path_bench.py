@@ -1,6 +1,7 @@
 """Moving pandas frames from the client into the engine, and computing on them (issue 19, data paths).
 
-Run: ``.venv/bin/python benchmarks/data_path_bench.py [--quick] [--repeat N] [--no-graph-path] [--lineitem]``.
+Run: ``.venv/bin/python benchmarks/data_path_bench.py [--quick] [--repeat N] [--no-graph-path] [--lineitem]
+[--plain-pickle] [--no-workloads] [--segments-only]``.
 
 Frames: 10M rows × 8 numeric columns (640 MB); 10M rows × 6 numeric columns
 and an Arrow-backed string column; the 10M × 3 frame of dataframe_bench's
@@ -15,15 +16,24 @@ sort_values on the cluster, loading included, beside pandas. ``--quick``:
 inputs 10× smaller. ``--lineitem``: TPC-H's lineitem table too (SF1, 1 GB:
 string, date and numeric columns, as ``pd.read_parquet`` reads it from
 ``benchmarks/tpch/data/sf1``; see benchmarks/tpch/README.md to make it).
+``--plain-pickle``: on the 2-worker cluster, the loads again with the client
+serializing by plain pickle (datetime columns in the stream, Arrow chunks
+combined: the path before issue 19's Arrow work), side by side in one run.
+A row gives the fetch of the loaded frame back to the client. First, without
+a session: each frame's 8 partitions written into shared-memory segments and
+read back in this process (what a client and a worker do, less the
+messages), by the serializer and by plain pickle, side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+import pickle
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -35,6 +45,7 @@ import pandas as pd
 import mars
 import mars.dataframe as md
 import mars.remote
+import mars.serialization.core
 from mars.dataframe.datasource import tokenize_pandas
 
 
@@ -73,6 +84,54 @@ def load_figures(data: dict[str, pd.DataFrame], session: Any, repeat: int) -> di
     return {name: best(lambda pdf=pdf: load(pdf, session), repeat) for name, pdf in data.items()}
 
 
+def fetch_figures(data: dict[str, pd.DataFrame], session: Any, repeat: int) -> dict[str, float]:
+    out = {}
+    for name, pdf in data.items():
+        loaded = load(pdf, session)
+        out[name] = best(lambda loaded=loaded: loaded.fetch(session=session), repeat)
+        del loaded
+    return out
+
+
+@contextlib.contextmanager
+def plain_pickle() -> Iterator[None]:
+    """The client serializes as plain protocol-5 pickle does (no reductions of its own)."""
+    dumps = mars.serialization.core._dumps
+    mars.serialization.core._dumps = lambda obj, callback: pickle.dumps(obj, protocol=5, buffer_callback=callback)
+    try:
+        yield
+    finally:
+        mars.serialization.core._dumps = dumps
+
+
+def segment_figures(data: dict[str, pd.DataFrame], repeat: int) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per frame, its 8 partitions written into shared-memory segments and read back, as a client and a worker
+    do, this process alone: (wall, CPU) seconds, best of ``repeat``, by the serializer and by plain pickle."""
+    from mars.services.storage.shm import get_object, put_object, unlink_object
+
+    def once(parts: list[pd.DataFrame]) -> tuple[float, float]:
+        gc.collect()
+        wall, cpu = time.perf_counter(), time.process_time()
+        descs = [put_object(f"k{i}", part, "mars-bench-dp") for i, part in enumerate(parts)]
+        for d in descs:
+            get_object(d)
+        out = time.perf_counter() - wall, time.process_time() - cpu
+        for d in descs:
+            unlink_object(d)
+        return out
+
+    out: dict[str, dict[str, tuple[float, float]]] = {"serializer": {}, "plain pickle": {}}
+    for name, pdf in data.items():
+        step = -(-len(pdf) // 8)
+        parts = [pdf.iloc[i : i + step] for i in range(0, len(pdf), step)]
+        for _ in range(repeat):  # the two side by side, so that both see the same load
+            for mode, figures in out.items():
+                with plain_pickle() if mode == "plain pickle" else contextlib.nullcontext():
+                    t = once(parts)
+                figures[name] = min(figures.get(name, t), t)
+    return out
+
+
 def workloads(n: int, session: Any) -> dict[str, Callable[[], Any]]:
     rng = np.random.default_rng(1)
     g = pd.DataFrame({"k": rng.integers(0, 1000, n), "x": rng.random(n), "y": rng.random(n)})
@@ -104,8 +163,17 @@ def run(args: argparse.Namespace) -> None:
         start = time.perf_counter()
         tokenize_pandas(pdf)
         print(f"{name:<24}{nbytes(pdf) / 1e6:>8.0f}{time.perf_counter() - start:>12.3f}")
+    print(f"\ninto shared memory and back, 8 partitions, this process alone, best of {args.repeat}: "
+          "wall s (GB/s), CPU s")
+    for mode, figures in segment_figures(data, args.repeat).items():
+        cells = "".join(f"{w:>10.3f} ({nbytes(data[k]) / 1e9 / w:>5.2f}) {c:>6.3f}  " for k, (w, c) in figures.items())
+        print(f"{mode:<26}{cells}")
+    if args.segments_only:
+        return
     rows: dict[str, dict[str, float]] = {}
-    work: dict[str, dict[str, float]] = {"pandas": {k: best(f, args.repeat) for k, f in workloads(n, None).items()}}
+    work: dict[str, dict[str, float]] = {}
+    if not args.no_workloads:
+        work["pandas"] = {k: best(f, args.repeat) for k, f in workloads(n, None).items()}
     embedded = mars.new_session(default=False)
     rows["embedded"] = load_figures(data, embedded, args.repeat)
     embedded.close()
@@ -115,16 +183,25 @@ def run(args: argparse.Namespace) -> None:
         rows["cluster web API, storage"] = load_figures(data, cluster.session, args.repeat)
     with new_cluster(n_worker=2, n_cpu=1, web=False) as cluster:
         rows["cluster, into storage"] = load_figures(data, cluster.session, args.repeat)
-        work["cluster, into storage"] = {k: best(f, args.repeat) for k, f in workloads(n, cluster.session).items()}
+        if args.plain_pickle:
+            with plain_pickle():
+                rows["cluster, plain pickle"] = load_figures(data, cluster.session, args.repeat)
+        rows["cluster, fetch"] = fetch_figures(data, cluster.session, args.repeat)
+        if work:
+            work["cluster, into storage"] = {k: best(f, args.repeat) for k, f in workloads(n, cluster.session).items()}
         if not args.no_graph_path:
             mars.remote.UPLOAD_ABOVE = 1 << 62
             rows["cluster, with the graph"] = load_figures(data, cluster.session, args.repeat)
-            work["cluster, with the graph"] = {k: best(f, args.repeat) for k, f in workloads(n, cluster.session).items()}
-    print(f"\nloads, best of {args.repeat}: seconds (GB/s)")
+            if work:
+                work["cluster, with the graph"] = {k: best(f, args.repeat)
+                                                   for k, f in workloads(n, cluster.session).items()}
+    print(f"\nloads (fetch: the loaded frame back), best of {args.repeat}: seconds (GB/s)")
     print(f"{'engine':<26}" + "".join(f"{name:>26}" for name in data))
     for engine, figures in rows.items():
         cells = "".join(f"{figures[k]:>14.3f} ({nbytes(data[k]) / 1e9 / figures[k]:>6.2f})    " for k in data)
         print(f"{engine:<26}{cells}")
+    if not work:
+        return
     print(f"\nloading included, best of {args.repeat}: seconds (x pandas)")
     for engine, figures in work.items():
         cells = "".join(f"{k}: {t:.3f} ({t / work['pandas'][k]:.2f}x)   " for k, t in figures.items())
@@ -137,6 +214,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-graph-path", action="store_true", help="skip loads through the supervisor")
     parser.add_argument("--lineitem", action="store_true", help="load TPC-H SF1 lineitem from Parquet too")
+    parser.add_argument("--segments-only", action="store_true", help="only the shared-memory round trip, no session")
+    parser.add_argument("--no-workloads", action="store_true", help="loads only: skip groupby, merge and sort")
+    parser.add_argument("--plain-pickle", action="store_true",
+                        help="on the cluster, the loads again with the client serializing by plain pickle")
     run(parser.parse_args())
 
 

@@ -12,8 +12,11 @@ header (arrays travel out-of-band), so the common path stays plain pickle.
 from __future__ import annotations
 
 import asyncio
+import io
 import pickle
 from typing import Any
+
+from .buffers import dispatch_table
 
 # An in-band pickle stream larger than this is decoded in a worker thread so the
 # event loop keeps serving other messages meanwhile.
@@ -45,7 +48,7 @@ def serialize(obj: Any) -> tuple[bytes, list[memoryview]]:
     """
     buffers: list[pickle.PickleBuffer] = []
     try:
-        header = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+        header = _dumps(obj, buffers.append)
     except _PICKLE_FAILURES as plain_error:
         buffers = []
         header = _cloudpickle_dumps(obj, buffers, plain_error)
@@ -60,11 +63,36 @@ def serialize(obj: Any) -> tuple[bytes, list[memoryview]]:
         raise SerializationError(f"cannot serialize {type(obj).__name__}: {e}") from e
 
 
+class _Pickler(pickle.Pickler):
+    # read once, when a pickler is made; the table itself fills as numpy, pyarrow and pandas are imported
+    dispatch_table = dispatch_table()
+
+
+def _dumps(obj: Any, buffer_callback: Any) -> bytes:
+    if type(obj) in _SCALARS:  # most small messages: nothing to reduce
+        return pickle.dumps(obj, protocol=5)
+    dispatch_table()
+    out = io.BytesIO()
+    _Pickler(out, protocol=5, buffer_callback=buffer_callback).dump(obj)
+    return out.getvalue()
+
+
+_cloudpickler: type | None = None
+
+
 def _cloudpickle_dumps(obj: Any, buffers: list, plain_error: Exception | None) -> bytes:
+    global _cloudpickler
+    import collections
+
     import cloudpickle
 
+    if _cloudpickler is None:
+        _cloudpickler = type("_CloudPickler", (cloudpickle.Pickler,), {
+            "dispatch_table": collections.ChainMap(dispatch_table(), cloudpickle.Pickler.dispatch_table)})
     try:
-        return cloudpickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+        out = io.BytesIO()
+        _cloudpickler(out, protocol=5, buffer_callback=buffers.append).dump(obj)
+        return out.getvalue()
     except Exception as e:
         said = f" (plain pickle said: {plain_error})" if plain_error is not None else ""
         raise SerializationError(f"cannot serialize object of type {type(obj).__qualname__}: {e}{said}") from e
