@@ -40,7 +40,16 @@ ENGINES = ("pandas", "mars", "mars-cluster", "dask", "duckdb")
 
 
 class PeakRSS:
-    """Samples the RSS of this process and its descendants every 20 ms; ``peak`` is the highest total seen."""
+    """Samples the memory of this process and its descendants every 20 ms; ``peak`` is the highest total seen.
+
+    A process counts its resident anonymous and file pages (``RssAnon`` +
+    ``RssFile`` of ``/proc/<pid>/status``: shared libraries count once per
+    process, which overstates a cluster of several processes a little); shared
+    memory counts once, as the bytes held by the segments of mars workers in
+    the tree (named ``mars-<worker pid>-...`` in ``/dev/shm``), mapped or not.
+    RSS alone would count a segment once per process mapping it, and not at
+    all while no process maps it.
+    """
 
     def __init__(self) -> None:
         self._proc = psutil.Process()
@@ -50,13 +59,14 @@ class PeakRSS:
         self._thread.start()
 
     def rss(self) -> int:
-        total = 0
+        total, pids = 0, []
         for p in [self._proc, *self._proc.children(recursive=True)]:
             try:
-                total += p.memory_info().rss
-            except psutil.Error:
+                total += _private_and_file_bytes(p.pid)
+            except OSError:  # gone meanwhile
                 continue
-        return total
+            pids.append(p.pid)
+        return total + _segment_bytes(pids)
 
     def _sample(self) -> None:
         while not self._stop.wait(0.02):
@@ -65,6 +75,37 @@ class PeakRSS:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
+
+
+_SHM_DIR = "/dev/shm"
+
+
+def _private_and_file_bytes(pid: int) -> int:
+    """``RssAnon`` + ``RssFile`` of a process: its resident pages but those of shared memory."""
+    total = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("RssAnon:", "RssFile:")):
+                total += int(line.split()[1]) * 1024
+    return total
+
+
+def _segment_bytes(pids: list[int]) -> int:
+    """Bytes held in ``/dev/shm`` by the segments of the mars workers among ``pids``."""
+    starts = tuple(f"mars-{pid}-" for pid in pids)
+    total = 0
+    try:
+        entries = os.scandir(_SHM_DIR)
+    except OSError:
+        return 0
+    with entries:
+        for e in entries:
+            if e.name.startswith(starts) and not e.name.endswith(".owner"):
+                try:
+                    total += e.stat(follow_symlinks=False).st_blocks * 512
+                except OSError:
+                    continue
+    return total
 
 
 def partitions(rows: int, chunk_rows: int) -> int:

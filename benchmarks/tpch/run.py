@@ -13,8 +13,10 @@ stopped with the engine's whole process group; the engine restarts with the
 next query. Each answer is checked against DuckDB's: same row count, the
 ``ORDER BY`` columns in the same order, and the same rows (numbers within a
 relative 1e-6; dates and numbers compared whatever their dtype; column names
-are not compared, only positions). Peak memory is the highest RSS of the
-engine's process tree (its workers included), sampled every 20 ms.
+are not compared, only positions). Peak memory is the highest total of the
+engine's process tree (its workers included), sampled every 20 ms: each
+process's resident pages but shared memory, plus the shared-memory segments
+of mars workers once (see ``engines.PeakRSS``).
 """
 
 from __future__ import annotations
