@@ -22,6 +22,7 @@ from .groupby import *  # noqa: E402
 from .merge import *  # noqa: E402
 from .concat import *  # noqa: E402
 from .sort import *  # noqa: E402
+from . import nlargest  # noqa: E402
 from .reshape import *  # noqa: E402
 from .pivot import *  # noqa: E402
 from .io import *  # noqa: E402

@@ -56,7 +56,8 @@ from .merge_order import (
     final_form,
     ordered_by_position,
 )
-from .merge_table import BuildKeyTable, TableMerge
+from .merge_semi import semi_filtered
+from .merge_table import BuildKeyTable, PartnerCount, TableMerge
 from .meta import empty_meta, fake
 from .rows import known_rows_of, renumber_rows, single_chunk
 from .shuffle import ConcatPieces, narrow_codes, split_by_codes
@@ -67,6 +68,8 @@ _NO_DEFAULT = pd.api.extensions.no_default
 #: hidden columns: a row's position in the left / right input
 _LPOS = "__mars_merge_left_position__"
 _RPOS = "__mars_merge_right_position__"
+#: partitions up to which each merge reads the row counts of all the partitions before it
+_COUNTS_FAN_IN = 32
 #: key samples each partition offers per output partition (range strategy)
 _SAMPLES_PER_PARTITION = 32
 #: validate= values and whether they need the left / right keys unique
@@ -269,71 +272,6 @@ class KeySamples(PandasOperator):
         return pd.DataFrame(dict(enumerate(encoded))).assign(weight=n / max(s, 1))
 
 
-#: an inner merge first keeps the rows of the larger side whose key the smaller side has, when that side has
-#: at least this many times more rows (a table of the few keys and a look-up per row, instead of pandas hashing
-#: both sides' keys into one table and taking every column through it)
-SEMI_RATIO = 8
-
-
-def semi_filtered(left: pd.DataFrame, right: pd.DataFrame, kwargs: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The two sides of an inner merge on one integer column each, the larger cut to the keys the smaller has.
-
-    The rows left out match nothing, and the others keep their order, so
-    pandas' merge of the cut sides is its merge of the whole ones.
-
-    >>> left = pd.DataFrame({"k": [1, 2, 3, 1] * 4, "v": range(16)})
-    >>> right = pd.DataFrame({"k": [1]})
-    >>> len(semi_filtered(left, right, {"how": "inner", "on": "k"})[0])
-    8
-    """
-    if kwargs.get("how") != "inner" or kwargs.get("validate") or kwargs.get("indicator") \
-            or kwargs.get("left_index") or kwargs.get("right_index"):
-        return left, right
-    lk, rk = _one_key(kwargs.get("left_on") or kwargs.get("on")), _one_key(kwargs.get("right_on") or kwargs.get("on"))
-    if lk is None or rk is None or lk not in left.columns or rk not in right.columns:
-        return left, right
-    lkey, rkey = left[lk], right[rk]
-    if not (isinstance(lkey, pd.Series) and isinstance(rkey, pd.Series)) \
-            or lkey.dtype.kind not in "iu" or rkey.dtype.kind not in "iu":
-        return left, right
-    if len(left) >= SEMI_RATIO * len(right):
-        return left[members(lkey.to_numpy(), rkey.to_numpy())], right
-    if len(right) >= SEMI_RATIO * len(left):
-        return left, right[members(rkey.to_numpy(), lkey.to_numpy())]
-    return left, right
-
-
-#: the widest range of keys looked up in a table of flags (one byte per value in the range)
-LOOKUP_RANGE = 1 << 24
-
-
-def members(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Whether each of ``values`` is among ``keys`` (integer arrays): a table of flags over the keys' range
-    when it is narrow (one look-up per value, no hashing), else pandas' ``isin``.
-
-    >>> members(np.array([5, 1, 7, -2]), np.array([7, 5])).tolist()
-    [True, False, True, False]
-    """
-    if not len(keys) or not len(values):
-        return np.zeros(len(values), dtype=bool)
-    low, high = int(keys.min()), int(keys.max())
-    if high - low >= LOOKUP_RANGE or low < -(2**62) or high >= 2**62 or int(values.max()) >= 2**63:
-        return pd.Series(values, copy=False).isin(keys).to_numpy()
-    table = np.zeros(high - low + 1, dtype=bool)
-    table[keys.astype(np.int64) - low] = True
-    # offsets from the lowest key, as unsigned: values below it wrap to huge numbers, out of range like those above
-    offsets = (values.astype(np.int64, copy=False) - np.int64(low)).view(np.uint64)
-    inside = offsets <= np.uint64(high - low)
-    return table[np.where(inside, offsets, 0)] & inside
-
-
-def _one_key(key: Any) -> Any:
-    """The label of a merge on one column (None for several, or none)."""
-    if isinstance(key, list):
-        return key[0] if len(key) == 1 else None
-    return key
-
-
 class MergeChunk(PandasOperator):
     """pandas' merge of one left and one right partition.
 
@@ -371,6 +309,10 @@ class Merge(PandasOperator):
             return (yield from _tile_hash(op, lrows, rrows))
         if strategy == "broadcast_left_ordered":
             return (yield from _tile_broadcast_left_ordered(op, lrows, rrows))
+        key = _table_key(op) if strategy == "broadcast_right" else None
+        if key is not None and _renumbered_only(op) and len(op.inputs[0].chunks) <= _COUNTS_FAN_IN:
+            chunks = _table_merges(op, key, numbered=True)
+            return Tiled(chunks, nsplits_of(op.outputs[0].meta, (np.nan,) * len(chunks)))
         if strategy == "range":
             merged = yield from _range_merges(op, lrows, rrows)
         else:
@@ -521,13 +463,16 @@ def _table_key(op: Merge) -> Any:
     return label if op.outputs[0].meta.shape[1] == lmeta.shape[1] + rmeta.shape[1] - 1 else None
 
 
-def _table_merges(op: Merge, key: Any) -> list:
-    """Every left partition merged with one :class:`KeyTable` of the whole right side (see :mod:`.merge_table`)."""
+def _table_merges(op: Merge, key: Any, numbered: bool = False) -> list:
+    """Every left partition merged with one :class:`KeyTable` of the whole right side (see :mod:`.merge_table`);
+    ``numbered``: each numbers its rows on from the partitions' before it (their :class:`PartnerCount`)."""
     left, right = op.inputs
     meta = op.outputs[0].meta
     table = BuildKeyTable(on=key, meta=right.meta).new_chunk(list(right.chunks), index=(0,), shape=(), meta=None)
-    merge_op = TableMerge(kwargs=op.kwargs, on=key, columns=meta.columns)
-    return [merge_op.copy().new_chunk([c, table], index=(i, 0), shape=(np.nan, meta.shape[1]), meta=meta)
+    merge_op = TableMerge(kwargs=op.kwargs, on=key, columns=meta.columns, numbered=numbered)
+    counts = [PartnerCount(on=key).new_chunk([c, table], index=(i,), shape=(), meta=None)
+              for i, c in enumerate(left.chunks[:-1])] if numbered else []
+    return [merge_op.copy().new_chunk([c, table, *counts[:i]], index=(i, 0), shape=(np.nan, meta.shape[1]), meta=meta)
             for i, c in enumerate(left.chunks)]
 
 
@@ -588,15 +533,23 @@ def _index_names(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> tuple
         return tuple(pd.merge(*samples, **op.kwargs).index.names)
 
 
+def _renumbered_only(op: Merge) -> bool:
+    """Whether the merged partitions need only their rows numbered across (no dtype settled afterwards).
+
+    An inner join of columns adds no missing values, so plain numeric dtypes
+    are the same in every partition and as the metadata says (others, e.g.
+    datetimes' units, are checked by :func:`_finish`): only the index needs
+    numbering, which a chain of row counts does without a tiling stage.
+    """
+    plain = all(isinstance(d, np.dtype) and d.kind in "biufc" for d in op.outputs[0].meta.dtypes)
+    return _numbered(op.kwargs) and plain and op.kwargs["how"] == "inner" and not op.kwargs.get("indicator")
+
+
 def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int]) -> Generator[Any, Any, Tiled]:
     """The merged partitions in the result's dtypes, numbered across partitions."""
     out = op.outputs[0]
     numbered = _numbered(op.kwargs)
-    plain = all(isinstance(d, np.dtype) and d.kind in "biufc" for d in out.meta.dtypes)
-    if numbered and plain and op.kwargs["how"] == "inner" and not op.kwargs.get("indicator"):
-        # an inner join of columns adds no missing values, so plain numeric dtypes are the same in
-        # every partition and as the metadata says (others, e.g. datetimes' units, are checked below):
-        # only the index needs numbering, which a chain of row counts does without a tiling stage
+    if _renumbered_only(op):
         for c in merged:
             c.meta = out.meta
         chunks, nsplits = renumber_rows(merged, out.meta)

@@ -97,11 +97,30 @@ def partners(table: KeyTable, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return left, table.order[first[left] + within]
 
 
-def joined(left: pd.DataFrame, table: KeyTable, key: Any, columns: pd.Index) -> pd.DataFrame:
-    """pandas' inner merge of ``left`` with the table's frame on column ``key`` (its columns named ``columns``)."""
+def partner_count(table: KeyTable, keys: pd.Series) -> int:
+    """How many rows the inner join of ``keys`` with ``table`` makes.
+
+    >>> t = key_table(pd.DataFrame({"k": [12, 10, 12]}), "k")
+    >>> partner_count(t, pd.Series([12, 11, 10, 99]))
+    3
+    """
+    if table.starts is None:  # keys too wide for a table: count with a hash of the right side's keys
+        counts = table.frame[keys.name].value_counts()
+        return int(keys.map(counts).fillna(0).sum()) if len(counts) else 0
+    span = len(table.starts) - (table.order is not None)
+    offsets = (keys.to_numpy().astype(np.int64, copy=False) - np.int64(table.low)).view(np.uint64)
+    slots = offsets[offsets < np.uint64(span)].astype(np.int64, copy=False)
+    if table.order is None:
+        return int(np.count_nonzero(table.starts[slots] >= 0))
+    return int((table.starts[slots + 1] - table.starts[slots]).sum())
+
+
+def joined(left: pd.DataFrame, table: KeyTable, key: Any, columns: pd.Index, start: int = 0) -> pd.DataFrame:
+    """pandas' inner merge of ``left`` with the table's frame on column ``key`` (its columns named ``columns``),
+    its rows numbered from ``start``."""
     lrows, rrows = partners(table, left[key].to_numpy())
     n = len(lrows)
-    index = pd.RangeIndex(n)
+    index = pd.RangeIndex(start, start + n)
     # unique right keys give each left row at most one partner: as many rows as the left's are all of them
     lpart = left if table.order is None and n == len(left) else left.take(lrows)
     rpart = table.rest.take(rrows)
@@ -118,13 +137,30 @@ class BuildKeyTable(PandasOperator):
         return key_table(concat_values(list(parts), self.meta), self.on)
 
 
+class PartnerCount(PandasOperator):
+    """The rows a left partition's join with a :class:`KeyTable` on column ``on`` makes (see :class:`TableMerge`)."""
+
+    params = ("on",)
+
+    def execute(self, left: pd.DataFrame, table: KeyTable) -> int:
+        return partner_count(table, left[self.on])
+
+
 class TableMerge(PandasOperator):
     """pandas' inner merge (``kwargs``) of a left partition with a :class:`KeyTable`, the result's columns
-    named ``columns``."""
+    named ``columns``.
 
-    params = ("kwargs", "on", "columns")
+    With ``numbered``, the rows are numbered on from the sum of the further
+    inputs (the :class:`PartnerCount` of every partition before), as pandas
+    numbers the whole result: each merge's output is written once, in its
+    final form.
+    """
 
-    def execute(self, left: pd.DataFrame, table: KeyTable) -> pd.DataFrame:
-        if table.starts is None:
-            return pd.merge(left, table.frame, **self.kwargs)
-        return joined(left, table, self.on, self.columns)
+    params = ("kwargs", "on", "columns", "numbered")
+
+    def execute(self, left: pd.DataFrame, table: KeyTable, *counts: int) -> pd.DataFrame:
+        start = sum(int(c) for c in counts) if self.numbered else 0
+        if table.starts is not None:
+            return joined(left, table, self.on, self.columns, start)
+        out = pd.merge(left, table.frame, **self.kwargs)
+        return out.set_axis(pd.RangeIndex(start, start + len(out)), axis=0) if start else out

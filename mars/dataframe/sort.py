@@ -1,7 +1,10 @@
-"""Sorting rows: ``sort_values``, ``sort_index``, ``nlargest`` and ``nsmallest``.
+"""Sorting rows: ``sort_values`` and ``sort_index`` (``nlargest``/``nsmallest``: :mod:`.nlargest`).
 
-One partition is sorted by one call. Several are sorted by sample-based
-range partitioning, in three stages:
+One partition is sorted by one call. Several, by one numeric key (no
+``ignore_index``), go in two stages: keys sampled from the unsorted
+partitions give pivots, then each partition's rows go to their output
+partition (:func:`buckets_of`), which sorts them: every row is sorted and
+copied once. Other sorts use sample-based range partitioning in three stages:
 
 1. every partition sorts itself (a stable sort) and offers evenly spaced
    samples of its (key-mapped) sort keys; the tiling fetches the samples,
@@ -24,16 +27,11 @@ pandas' stable sort gives, whatever the partitioning, and many equal keys
 still spread evenly over the output partitions. pandas' default
 ``kind="quicksort"`` leaves the order of ties unspecified (numpy's SIMD
 quicksort scrambles them); here every ``kind`` gives the stable order.
-
-``nlargest``/``nsmallest`` are tree reductions: each partition keeps its own
-best rows, in their original order, and pandas picks from those.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
-import math
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,10 +43,17 @@ from ..core.entity import has_unknown
 from ..core.operator import Fetch, Tiled
 from ..core.shuffle import ShuffleMap, ShuffleReduce, shuffle_chunks
 from ..core.tiling import as_data
-from .core import DataFrame, PandasOperator, Series, chunk_index_of, chunk_shape_of, nsplits_of, row_splits
+from .core import (
+    DataFrame,
+    PandasOperator,
+    Series,
+    chunk_index_of,
+    chunk_shape_of,
+    nsplits_of,
+    row_splits,
+)
 from .map import map_partitions
 from .meta import empty_meta
-from .reduction import tree_reduce
 from .rows import recut_chunks, single_chunk
 
 __all__: list[str] = []
@@ -57,6 +62,8 @@ _NO_DEFAULT = pd.api.extensions.no_default
 #: samples each partition offers per output partition (more: better balanced outputs)
 _SAMPLES_PER_PARTITION = 16
 _MAX_SAMPLES = 2048
+#: the same for unsorted partitions, whose evenly spaced rows are not their quantiles
+_UNSORTED_SAMPLES_PER_PARTITION = 64
 #: up to this many input partitions, the output has as many (at most this squared shuffle pieces)
 _FEW_PARTITIONS = 32
 _MIN_OUTPUT_ROWS = 100_000
@@ -343,6 +350,91 @@ class SortSplit(ShuffleMap, PandasOperator):
         return [part.iloc[a:b].copy() for a, b in itertools.pairwise(bounds)]
 
 
+def _searchable(values: np.ndarray, ascending: bool) -> np.ndarray:
+    """``values`` (numbers) mapped so that ascending numpy order is the sort's order (NaN stays last)."""
+    if ascending:
+        return values
+    return -values if values.dtype.kind == "f" else ~values
+
+
+def buckets_of(spec: SortSpec, part: Any, pivots: pd.DataFrame, chunk: int) -> np.ndarray:
+    """Per row of unsorted partition ``chunk`` (one numeric key), its output partition: the pivots before it.
+
+    A pivot stands before a row when its key does, or when the keys tie and
+    the pivot's place (partition, position) does: so ties spread over the
+    outputs in their original order.
+
+    >>> spec = SortSpec("sort_values", None, (True,), "last", None)
+    >>> pivots = pd.DataFrame({0: [2.0, 2.0], "chunk": [0, 1], "rank": [5, 0]})
+    >>> buckets_of(spec, pd.Series([3.0, 2.0, np.nan, 1.0]), pivots, 0).tolist()
+    [2, 0, 2, 0]
+    """
+    values = spec.keys(part)[0].to_numpy()
+    keys = pivots[0].to_numpy()
+    if keys.dtype != values.dtype:
+        common = np.result_type(keys.dtype, values.dtype)
+        keys, values = keys.astype(common), values.astype(common)
+    ascending, na_first = spec.orders[0], spec.na_position == "first"
+    key_nan = np.isnan(keys) if keys.dtype.kind == "f" else np.zeros(len(keys), dtype=bool)
+    row_nan = np.isnan(values) if values.dtype.kind == "f" else None
+    live = _searchable(keys[~key_nan], ascending)
+    before = int(key_nan.sum()) if na_first else 0  # NaN pivots ahead of the numbers
+    probes = _searchable(values, ascending)
+    lo = _pivots_below(live, probes)
+    tied = lo < len(live)
+    tied[tied] = live[lo[tied]] == probes[tied]
+    hi = lo.copy()
+    hi[tied] = np.searchsorted(live, probes[tied], "right")
+    lo += before
+    hi += before
+    if row_nan is not None and row_nan.any():
+        nan_lo = 0 if na_first else len(live)
+        lo[row_nan], hi[row_nan] = nan_lo, nan_lo + int(key_nan.sum())
+    places = (pivots["chunk"].to_numpy().astype(np.int64) << 40) + pivots["rank"].to_numpy().astype(np.int64)
+    tied = np.flatnonzero(lo < hi)
+    buckets = lo.copy() if len(tied) else lo
+    tied_lo = lo[tied]
+    for start in np.unique(tied_lo):
+        rows = tied[tied_lo == start]
+        run = places[start:hi[rows[0]]]  # pivots tying with these rows, in place order
+        buckets[rows] = start + np.searchsorted(run, (np.int64(chunk) << 40) + rows, "left")
+    return buckets
+
+
+def _pivots_below(pivots: np.ndarray, probes: np.ndarray) -> np.ndarray:
+    """Per probe, how many of the (ascending) ``pivots`` are below it (NaN probes: none), as int64.
+
+    A few pivots are counted by one comparison each, over all probes: a
+    binary search per probe mispredicts its branches, and takes 2-4 times as long.
+    """
+    if len(pivots) > 16:
+        below = np.searchsorted(pivots, probes, "left")
+        return below if probes.dtype.kind != "f" else np.where(np.isnan(probes), 0, below)
+    count = np.zeros(len(probes), dtype=np.uint8)
+    for p in pivots:
+        count += probes > p
+    return count.astype(np.int64)
+
+
+class SortBucket(ShuffleMap, PandasOperator):
+    """Stage 2 (map) of a sort by one numeric key: an unsorted partition's rows, in their order, cut by
+    output partition (:func:`buckets_of`)."""
+
+    params = ("spec", "pivots", "chunk")
+
+    def split(self, part: Any) -> list:
+        n_out = len(self.pivots) + 1
+        if n_out == 1:
+            return [part]
+        buckets = buckets_of(self.spec, part, self.pivots, self.chunk)
+        ends = np.cumsum(np.bincount(buckets, minlength=n_out)).tolist()
+        if not len(buckets) or (buckets[1:] >= buckets[:-1]).all():  # rows already in output order
+            return [part.iloc[a:b] for a, b in itertools.pairwise([0, *ends])]
+        order = np.argsort(buckets.astype(np.uint8 if n_out <= 256 else np.uint16 if n_out <= 65536 else np.int64),
+                           kind="stable")  # a radix sort for small integers
+        return [part.take(order[a:b]) for a, b in itertools.pairwise([0, *ends])]
+
+
 class SortMerge(ShuffleReduce, PandasOperator):
     """Stage 3 (reduce): the runs for one output partition, sorted together.
 
@@ -372,6 +464,8 @@ class SortRows(PandasOperator):
             chunk = SortLocal(spec=spec, ignore_index=op.ignore_index).new_chunk(
                 [data.chunks[0]], index=chunk_index_of(out.meta, 0), shape=data.chunks[0].shape, meta=out.meta)
             return Tiled([chunk], nsplits_of(out.meta, (data.chunks[0].shape[0],)))
+        if not op.ignore_index and _numeric_key(spec, data.meta):
+            return (yield from _tile_bucketed(op, _coalesced(data)))
         local = [SortLocal(spec=spec, ignore_index=False).new_chunk([c], index=c.index, shape=c.shape, meta=c.meta)
                  for c in _coalesced(data)]
         size = min(_MAX_SAMPLES, _SAMPLES_PER_PARTITION * len(local))
@@ -398,6 +492,52 @@ class SortRows(PandasOperator):
             lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": data.meta},
         )
         return Tiled(chunks, nsplits_of(meta, sizes))
+
+
+def _numeric_key(spec: SortSpec, meta: Any) -> bool:
+    """Whether the rows are sorted by one key of plain numbers (numpy ints, unsigned ints or floats)."""
+    if len(spec.orders) != 1 or spec.key is not None:
+        return False
+    if spec.method == "sort_index":
+        key = meta.index
+    elif spec.by is None:
+        key = meta
+    else:
+        label = spec.by[0]
+        key = meta[label] if label in meta.columns else meta.index.get_level_values(label) \
+            if label in meta.index.names else None
+    dtype = getattr(key, "dtype", None)
+    return isinstance(key, (pd.Series, pd.Index)) and not isinstance(key, pd.MultiIndex) \
+        and isinstance(dtype, np.dtype) and dtype.kind in "iuf"
+
+
+def _tile_bucketed(op: SortRows, parts: list) -> Generator[Any, Any, Tiled]:
+    """A sort by one numeric key in two stages: keys sampled from the unsorted partitions give the pivots;
+    each partition's rows go to their output partition (:class:`SortBucket`), which sorts them.
+
+    Every row is sorted and copied once on its way, not sorted in its
+    partition first (the general stages' pivot cuts need sorted partitions).
+    The output partitions' sizes are known once they ran.
+    """
+    spec, meta = op.spec, op.outputs[0].meta
+    size = min(_MAX_SAMPLES, _UNSORTED_SAMPLES_PER_PARTITION * len(parts))
+    samples = [SortSamples(spec=spec, size=size, chunk=i).new_chunk([c], index=(i,), shape=(np.nan,), meta=None)
+               for i, c in enumerate(parts)]
+    yield parts + samples  # the partitions stay held for the shuffle
+    values = yield Fetch(samples)
+    rows = [int(v["rows"].iloc[0]) if len(v) else 0 for v in values]
+    mappers = [i for i, n in enumerate(rows) if n] or [0]
+    n_out = output_count(len(mappers), sum(rows))
+    pivots = choose_pivots(spec, [values[i] for i in mappers], n_out)
+    chunks = shuffle_chunks(
+        [parts[i] for i in mappers], len(pivots) + 1,
+        lambda m: SortBucket(spec=spec, pivots=pivots, chunk=mappers[m]),
+        lambda r: SortMerge(spec=spec, offset=None),
+        [{"index": chunk_index_of(meta, r), "shape": chunk_shape_of(meta, np.nan), "meta": meta}
+         for r in range(len(pivots) + 1)],
+        lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": op.inputs[0].meta},
+    )
+    return Tiled(chunks, nsplits_of(meta, (np.nan,) * len(chunks)))
 
 
 def _coalesced(data: Any) -> list:
@@ -577,96 +717,7 @@ def _sort_index(self: Any, *, axis: Any = 0, level: Any = None, ascending: Any =
     return _inplace(self, _sorted(self, spec, ignore_index, meta), inplace)
 
 
-def _select_rows(part: Any, method: str, kwargs: dict) -> Any:
-    return getattr(part, method)(**kwargs)
-
-
-def _select_in_place(part: Any, method: str, kwargs: dict) -> Any:
-    """The selected rows in their original order.
-
-    pandas breaks ties by position ("first"/"last"), so candidates must
-    reach the final selection in their original relative order.
-    """
-    positions = getattr(part.reset_index(drop=True), method)(**kwargs).index.to_numpy()
-    return part.iloc[np.sort(positions)]
-
-
-def _concat(partials: list) -> Any:
-    kept = [p for p in partials if len(p)] or partials[:1]
-    return kept[0] if len(kept) == 1 else pd.concat(kept)
-
-
-def _combine_partials(partials: list, method: str, kwargs: dict) -> Any:
-    return _select_in_place(_concat(partials), method, kwargs)
-
-
-def _agg_partials(partials: list, method: str, kwargs: dict) -> Any:
-    return _select_rows(_concat(partials), method, kwargs)
-
-
-def _select(obj: Any, method: str, kwargs: dict) -> Any:
-    """``nlargest``/``nsmallest`` as a tree: each partition's best rows, then the best of those."""
-    meta = empty_meta(_select_rows(obj.meta, method, kwargs))
-    n, rows = kwargs["n"], as_data(obj).shape[0]
-    known = kwargs["keep"] != "all" and not math.isnan(rows)
-    shape = (min(max(int(n), 0), rows) if known else np.nan,) + tuple(meta.shape[1:])
-    # partials keep one row more than asked: then the final pandas call sees more than n
-    # rows exactly when the whole does, and takes the same path (the paths order ties apart)
-    partial_kw = dict(kwargs, n=int(n) + 1)
-    return tree_reduce(obj, functools.partial(_select_in_place, method=method, kwargs=partial_kw),
-                       functools.partial(_combine_partials, method=method, kwargs=partial_kw),
-                       functools.partial(_agg_partials, method=method, kwargs=kwargs), meta, shape=shape)
-
-
-def _df_nlargest(self: DataFrame, n: int, columns: Any, keep: str = "first") -> DataFrame:
-    """The ``n`` rows with the largest ``columns`` values, in descending order, as ``pd.DataFrame.nlargest``.
-
-    >>> import mars.dataframe as md
-    >>> md.DataFrame({"a": [3, 1, 2, 5]}, chunk_size=2).nlargest(2, "a").to_pandas()
-       a
-    3  5
-    0  3
-    """
-    return _select(self, "nlargest", {"n": n, "columns": columns, "keep": keep})
-
-
-def _df_nsmallest(self: DataFrame, n: int, columns: Any, keep: str = "first") -> DataFrame:
-    """The ``n`` rows with the smallest ``columns`` values, in ascending order, as ``pd.DataFrame.nsmallest``.
-
-    >>> import mars.dataframe as md
-    >>> md.DataFrame({"a": [3, 1, 2, 5]}, chunk_size=2).nsmallest(2, "a").to_pandas()
-       a
-    1  1
-    2  2
-    """
-    return _select(self, "nsmallest", {"n": n, "columns": columns, "keep": keep})
-
-
-def _series_nlargest(self: Series, n: int = 5, keep: str = "first") -> Series:
-    """The ``n`` largest values, in descending order, as ``pd.Series.nlargest``.
-
-    >>> import mars.dataframe as md
-    >>> md.Series([3, 1, 2, 5], chunk_size=2).nlargest(2).tolist()
-    [5, 3]
-    """
-    return _select(self, "nlargest", {"n": n, "keep": keep})
-
-
-def _series_nsmallest(self: Series, n: int = 5, keep: str = "first") -> Series:
-    """The ``n`` smallest values, in ascending order, as ``pd.Series.nsmallest``.
-
-    >>> import mars.dataframe as md
-    >>> md.Series([3, 1, 2, 5], chunk_size=2).nsmallest(2).tolist()
-    [1, 2]
-    """
-    return _select(self, "nsmallest", {"n": n, "keep": keep})
-
-
 DataFrame.sort_values = _df_sort_values
 Series.sort_values = _series_sort_values
 DataFrame.sort_index = _sort_index
 Series.sort_index = _sort_index
-DataFrame.nlargest = _df_nlargest
-DataFrame.nsmallest = _df_nsmallest
-Series.nlargest = _series_nlargest
-Series.nsmallest = _series_nsmallest

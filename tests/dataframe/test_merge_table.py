@@ -70,3 +70,31 @@ def test_partners_order_is_pandas_order() -> None:
     assert lrows.tolist() == [0, 1, 1, 1, 3, 3, 3]
     assert rrows.tolist() == [4, 0, 2, 3, 0, 2, 3]
     assert key_table(pd.DataFrame({"k": np.array([], dtype=np.int64)}), "k").starts is None
+
+
+@pytest.mark.parametrize("key_range", [40, 10**9])  # a key table, and keys too wide for one
+def test_merges_number_their_own_rows(key_range: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mars.dataframe.rows import RenumberRows
+
+    renumbered = []
+    original = RenumberRows.execute
+    monkeypatch.setattr(RenumberRows, "execute", lambda self, *a: renumbered.append(1) or original(self, *a))
+    rng = np.random.default_rng(8)
+    left = pd.DataFrame({"k": rng.integers(0, 40, 90) * (key_range // 40), "a": rng.random(90)})
+    right = pd.DataFrame({"k": rng.integers(0, 40, 30) * (key_range // 40), "b": rng.random(30)})
+    result = md.DataFrame(left, chunk_size=[20, 0, 31, 39]).merge(md.DataFrame(right, chunk_size=8), on="k")
+    expected = left.merge(right, on="k")
+    got = result.execute()
+    pd.testing.assert_frame_equal(got.fetch(), expected)
+    assert sum(got.nsplits[0]) == len(expected)
+    assert renumbered == []  # each merge wrote its rows once, numbered from the partner counts before it
+
+
+def test_partner_count_is_the_merge_size() -> None:
+    from mars.dataframe.merge_table import partner_count
+
+    rng = np.random.default_rng(9)
+    right = pd.DataFrame({"k": rng.integers(-5, 5, 30)})
+    keys = pd.Series(rng.integers(-8, 8, 50), name="k")
+    for frame in (right, right.drop_duplicates()):
+        assert partner_count(key_table(frame, "k"), keys) == len(keys.to_frame().merge(frame, on="k"))

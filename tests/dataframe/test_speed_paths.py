@@ -12,7 +12,7 @@ from mars.dataframe import uniques
 from mars.dataframe.groupby import agg as group_agg
 from mars.dataframe.groupby.keys import range_codes
 from mars.dataframe.groupby.shuffle import _lex_ranks
-from mars.dataframe.merge import members, semi_filtered
+from mars.dataframe.merge_semi import members, semi_filtered
 from mars.dataframe.shuffle import narrow_codes
 from mars.dataframe.uniques import (
     MergeDistinct,

@@ -145,7 +145,7 @@ def test_a_worker_killed_during_the_shuffle_of_a_sort_leaves_its_result_right(cl
     expr = left.sort_values("x0")
     future = session.execute(expr, wait=False)
     at = kill_in_shuffle(cluster, session.session_id, future, pick.choice(cluster.alive_workers()),
-                         "SortSplit", "SortMerge", pick)
+                         "SortBucket", "SortMerge", pick)
     assert at is not None, "the sort ended before its shuffle was cut"
     future.result(120)
     pd.testing.assert_frame_equal(session.fetch(expr), pleft.sort_values("x0"))

@@ -6,7 +6,10 @@ How it chooses, at tile time:
    learnt by the probe or the sampling below): pandas' own call on it (on the
    partitions end to end). Grouped by one integer column whose ranges in
    the partitions follow each other (a table stored in key order): pandas'
-   call on each partition, no shuffle (:func:`ordered_ranges`).
+   call on each partition, no shuffle (:func:`ordered_ranges`). When those
+   ranges are not in order but narrow together (sorted sums, counts, sizes
+   and means), each partition's partials index their groups by key, with no
+   hashing and no probe of the groups (:func:`dense_range`): a tree.
 2. A call that does not split into partials (``median``, ``nunique``, a
    callable, ``apply``): a shuffle on the keys, then the call per partition.
 3. Otherwise the distinct keys of the first two non-empty partitions are
@@ -158,6 +161,11 @@ class GroupByAgg(PandasOperator):
                 return single_tiled(op, parts)
             if ordered_ranges(ranges):
                 return (yield from per_partition_tiled(op, parts, ranges))
+            dense = dense_range(op, parts, ranges)
+            if dense is not None:
+                partials = [GroupPartial(spec=op.spec, partials=op.partials, dense=dense).new_chunk(
+                    p, index=(i,), shape=(np.nan,), meta=None) for i, p in enumerate(parts)]
+                return tree_tiled(op, partials, dense[1] * len(parts))
         if op.plan is not None and op.distinct is None:
             groups = yield from probe_groups(op.spec, parts)
             if small_input(op, parts):  # the probe computed the partitions: their sizes are known now
@@ -213,6 +221,26 @@ class KeyRange(PandasOperator):
         values = column.to_numpy()
         lo, hi = int(values.min()), int(values.max())
         return np.array([lo, hi], dtype=np.int64) if hi < 2**63 else np.zeros(0, dtype=np.int64)
+
+
+def dense_range(op: GroupByAgg, parts: list[list], ranges: list) -> tuple[int, int] | None:
+    """``(low, span)`` when the keys' range across partitions is narrow enough to index the groups of a
+    sorted tree aggregation of sums and counts directly (:func:`.tree.dense_partials`); else None.
+
+    Narrow means at most ``TREE_ROWS`` keys, or ``TREE_RATIO`` of a partition's
+    rows: the groups are then few enough for a tree, with no probe of them.
+    """
+    spans = [r for r in ranges if r is not None]
+    if not spans or op.plan is None or op.distinct is not None or not op.spec.sort \
+            or not all(kind in ("sum", "count", "size") for kind, _ in op.partials):
+        return None
+    low, high = min(r[0] for r in spans), max(r[1] for r in spans)
+    span = high - low + 1
+    rows = [p[0].shape[0] for p in parts]
+    per_part = np.nan if any(np.isnan(r) for r in rows) else sum(rows) / len(rows)
+    if span <= TREE_ROWS or (not np.isnan(per_part) and span <= TREE_RATIO * per_part):
+        return low, span
+    return None
 
 
 def range_checkable(op: GroupByAgg, parts: list[list]) -> bool:
