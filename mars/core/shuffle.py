@@ -14,13 +14,15 @@ a hash join) subclass both stages and call it from their ``tile()``:
 >>> # out = shuffle_chunks(chunks, 4, lambda i: HashMap(), lambda r: ConcatReduce(), reduce_kws)
 
 Each piece is read by exactly one reducer, so the executor frees it as soon
-as that reducer has run.
+as that reducer has run, and a worker that fetched a piece from another
+keeps no copy of it (:func:`piece_keys`).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .entity import ChunkData
 from .operator import Operator
@@ -51,6 +53,29 @@ class ShuffleReduce(Operator):
 
     def execute(self, *pieces: Any) -> Any:
         return self.combine(list(pieces))
+
+
+def piece_keys(op: Any, input_keys: Sequence[str]) -> frozenset[str]:
+    """The keys among ``input_keys`` that the subtask op ``op`` reads as shuffle pieces.
+
+    A piece has one reader, its reducer: a worker that fetched one from
+    another worker has no later use for a copy. ``op`` is a reducer, or a
+    fused op (``steps``) some of whose steps are reducers.
+
+    Examples
+    --------
+    >>> piece_keys(ShuffleReduce(), ["a", "b"]) == {"a", "b"}
+    True
+    >>> piece_keys(Operator(), ["a"])
+    frozenset()
+    """
+    if isinstance(op, ShuffleReduce):
+        return frozenset(input_keys)
+    steps = getattr(op, "steps", None)
+    if not steps:
+        return frozenset()
+    wanted = set(input_keys)
+    return frozenset(k for step in steps if isinstance(step.op, ShuffleReduce) for k in step.input_keys if k in wanted)
 
 
 def _default_piece_meta(mapper: int, partition: int) -> dict:

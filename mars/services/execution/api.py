@@ -29,6 +29,26 @@ class RemoteInput:
 
 
 @dataclass
+class FetchAhead:
+    """Inputs of subtasks queued behind a batch, read from other workers together with the batch's own.
+
+    A slot that reads its batch's inputs from worker W then reads, in one
+    more call to W made while the batch runs, the pieces that queued
+    subtasks (the other reducers of a shuffle, say) need from W, rather than
+    each of them making a call of its own. It keeps them in its memory until
+    a subtask of its own reads them; after the call it holds exactly ``keep``,
+    so the execution actor knows what each slot holds.
+    """
+
+    session_id: str
+    task_id: str
+    #: what to read now, beside the batch's own inputs
+    fetch: dict[str, RemoteInput] = field(default_factory=dict)
+    #: keys of the session to hold after the call (read now or earlier); all others are dropped
+    keep: list[str] = field(default_factory=list)
+
+
+@dataclass
 class SubtaskSpec:
     session_id: str
     task_id: str

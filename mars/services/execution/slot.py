@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import os
 import time
@@ -19,15 +20,18 @@ from typing import Any
 
 from ... import oscar as mo
 from ...core.device import is_device_array, run_op, synchronize, to_host
+from ...core.shuffle import piece_keys
 from ...serialization import serialize
 from ..storage.api import fetch_values
 from ..storage.device import holder_name
 from ..storage.shm import INLINE_BELOW, StoredObject, get_object, put_object
-from .api import ChunkFunctionExit, SlotOutcome, SubtaskSpec, op_name
+from .api import ChunkFunctionExit, FetchAhead, SlotOutcome, SubtaskSpec, op_name
 from .devicecache import DEVICE_CACHE
 from .profiler import Profile, StackSampler
 
 logger = logging.getLogger(__name__)
+
+_Key = tuple[str, str]  # (session id, chunk key)
 
 
 class SlotRunnerActor(mo.Actor):
@@ -38,6 +42,11 @@ class SlotRunnerActor(mo.Actor):
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-slot")
         self._one_thread = one_thread
         self._cancelled: set[tuple[str, str]] = set()
+        #: inputs of queued subtasks read ahead (see FetchAhead): (session, key) -> (task, value)
+        self._ahead: dict[_Key, tuple[str, Any]] = {}
+        #: and those on their way: (session, key) -> (task, the call's future, the key's place in its answer)
+        self._pending: dict[_Key, tuple[str, asyncio.Future, int]] = {}
+        self._fetching: set[asyncio.Future] = set()
         #: the statistical profile of what this slot's subtasks ran (see profiler.py)
         self._sampler = StackSampler(root=_run_one.__code__)
 
@@ -50,11 +59,14 @@ class SlotRunnerActor(mo.Actor):
             threadpool_limits(limits=1)
 
     async def __pre_destroy__(self) -> None:
+        for fut in list(self._fetching):
+            fut.cancel()
         self._pool.shutdown(wait=False)
         self._sampler.close()
 
-    async def run(self, specs: list[SubtaskSpec]) -> list[SlotOutcome]:
-        remote = await self._fetch_remote(specs)
+    async def run(self, specs: list[SubtaskSpec], ahead: FetchAhead | None = None) -> list[SlotOutcome]:
+        """Run ``specs``; ``ahead`` names inputs of queued subtasks to read with theirs (see :class:`FetchAhead`)."""
+        remote = await self._fetch_remote(specs, ahead)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix, self._cancelled,
                                           self._sampler, holder_name(self.address, self.uid))
@@ -79,6 +91,13 @@ class SlotRunnerActor(mo.Actor):
             return [InputLost(worker, e)] * len(keys)
 
     @mo.no_lock
+    def drop_ahead(self, session_id: str, keys: list[str]) -> None:
+        """Forget inputs read ahead (their subtask runs elsewhere, or not at all)."""
+        for key in keys:
+            self._ahead.pop((session_id, key), None)
+            self._pending.pop((session_id, key), None)
+
+    @mo.no_lock
     def ping(self) -> int:
         """This slot's process id; answering at all says the slot is up (after a restart, say)."""
         return os.getpid()
@@ -86,6 +105,9 @@ class SlotRunnerActor(mo.Actor):
     @mo.no_lock
     def cancel(self, session_id: str, task_id: str) -> None:
         """Skip the task's subtasks not started yet in the batch in hand (a chained graph, say)."""
+        for held in (self._ahead, self._pending):
+            for k in [k for k, entry in held.items() if k[0] == session_id and entry[0] == task_id]:
+                del held[k]
         self._cancelled.add((session_id, task_id))
         while len(self._cancelled) > 1000:  # old tasks' marks: their batches are long gone
             self._cancelled.pop()
@@ -95,25 +117,69 @@ class SlotRunnerActor(mo.Actor):
         """The sampled stacks of a task's (or a session's, or all) subtasks on this slot so far."""
         return self._sampler.profile(session_id, task_id)
 
-    async def _fetch_remote(self, specs: list[SubtaskSpec]) -> dict[str, Any]:
-        """Values of every input held by another worker, fetched side by side, one call per worker."""
+    async def _fetch_remote(self, specs: list[SubtaskSpec], ahead: FetchAhead | None = None) -> dict[str, Any]:
+        """Values of every input held by another worker: read ahead already, else fetched side by side, one
+        call per worker. Then the inputs ``ahead`` names start coming, one call per worker, while the batch runs."""
+        values: dict[str, Any] = {}
+        waits: list[tuple[str, asyncio.Future, int]] = []
         by_worker: dict[tuple, list[str]] = {}
-        session_of: dict[tuple, str] = {}
+        needed: set[_Key] = set()
         for spec in specs:
             for key, where in spec.remote_inputs.items():
-                group = (spec.session_id, where.worker, tuple(where.transfer_addresses))
-                by_worker.setdefault(group, []).append(key)
-                session_of[group] = spec.session_id
-        if not by_worker:
-            return {}
+                k = (spec.session_id, key)
+                if k in needed:
+                    continue
+                needed.add(k)
+                if k in self._ahead:
+                    values[key] = self._ahead.pop(k)[1]
+                elif k in self._pending:
+                    _, fut, i = self._pending.pop(k)
+                    waits.append((key, fut, i))
+                else:
+                    by_worker.setdefault((spec.session_id, where.worker, tuple(where.transfer_addresses)),
+                                         []).append(key)
         groups = list(by_worker)
-        results = await asyncio.gather(
-            *[self._fetch_from(g[0], g[1], list(g[2]), sorted(set(by_worker[g]))) for g in groups]
-        )
-        values: dict[str, Any] = {}
-        for group, vals in zip(groups, results):
-            values.update(zip(sorted(set(by_worker[group])), vals))
+        keys = [sorted(by_worker[g]) for g in groups]
+        results = await asyncio.gather(*[self._fetch_from(g[0], g[1], list(g[2]), k) for g, k in zip(groups, keys)])
+        for group_keys, vals in zip(keys, results):
+            values.update(zip(group_keys, vals))
+        for key, fut, i in waits:
+            values[key] = (await fut)[i]
+        self._read_ahead(ahead, needed)
         return values
+
+    def _read_ahead(self, ahead: FetchAhead | None, needed: set[_Key]) -> None:
+        """Hold exactly what ``ahead`` keeps, and start the calls that bring what it fetches."""
+        keep = {(ahead.session_id, k) for k in ahead.keep} if ahead is not None else set()
+        for held in (self._ahead, self._pending):
+            for k in [k for k in held if k not in keep]:
+                del held[k]
+        if ahead is None:
+            return
+        by_worker: dict[tuple, list[str]] = {}
+        for key, where in ahead.fetch.items():
+            k = (ahead.session_id, key)
+            if k not in self._ahead and k not in self._pending and k not in needed:
+                by_worker.setdefault((where.worker, tuple(where.transfer_addresses)), []).append(key)
+        for (worker, transfer), keys in by_worker.items():
+            keys = sorted(keys)
+            fut = asyncio.ensure_future(self._fetch_from(ahead.session_id, worker, list(transfer), keys))
+            self._fetching.add(fut)
+            for i, key in enumerate(keys):
+                self._pending[(ahead.session_id, key)] = (ahead.task_id, fut, i)
+            fut.add_done_callback(functools.partial(self._landed, ahead.session_id, keys))
+
+    def _landed(self, session_id: str, keys: list[str], fut: asyncio.Future) -> None:
+        """A read-ahead call ended: its values are held (the lost ones not: their subtask fetches them itself)."""
+        self._fetching.discard(fut)
+        values = fut.result() if not fut.cancelled() else [None] * len(keys)
+        for key, value in zip(keys, values):
+            k = (session_id, key)
+            entry = self._pending.get(k)
+            if entry is not None and entry[1] is fut:
+                del self._pending[k]
+                if not fut.cancelled() and not isinstance(value, InputLost):
+                    self._ahead[k] = (entry[0], value)
 
 
 def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
@@ -214,9 +280,15 @@ def _exit_error(error: BaseException, op: Any) -> ChunkFunctionExit:
 
 def _copy_remote(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, copied: set[str]) -> list[Any]:
     """Keep what was fetched from other workers here too: the next subtask reading it
-    on this worker (a row block of a matrix product, say) finds it in shared memory."""
+    on this worker (a row block of a matrix product, say) finds it in shared memory.
+
+    A shuffle's pieces are not kept: their reducer, this subtask, is their only reader.
+    """
     out = []
+    pieces = piece_keys(spec.subtask.op, spec.subtask.input_keys)
     for key in spec.remote_inputs:
+        if key in pieces:
+            continue
         if key in remote and key not in copied and not isinstance(remote[key], InputLost):
             copied.add(key)
             try:

@@ -14,6 +14,11 @@ nothing new starts and the cache spills down; above the hard limit the slot
 running the biggest subtask is killed, and that subtask fails with
 :class:`~mars.services.errors.WorkerMemoryError`.
 
+A batch that reads inputs from another worker also reads there, in one more
+call made while it runs, what the next queued subtasks of its task need from
+that worker (a shuffle's other reducers: see :mod:`.ahead`); the bytes a
+slot holds that way are reserved in the chunk cache until they are read.
+
 Cancelling a task (or dropping a session) drops its queued subtasks and tells
 the slots, which stop a chained graph between subtasks; a slot still running
 only such subtasks ``cancel_grace`` seconds later has its process killed (the
@@ -47,7 +52,16 @@ from ..storage.cache import ChunkCache
 from ..storage.core import ChunkStore
 from ..storage.device import adopt_moved, drop_device, holder_name, host_descs
 from ..storage.shm import unlink_object, unlink_prefix
-from .api import OutputMeta, SlotDied, SlotOutcome, SubtaskReport, SubtaskSpec, op_name
+from .ahead import AHEAD_BYTES, AHEAD_UNITS, Plan, ReadAhead
+from .api import (
+    FetchAhead,
+    OutputMeta,
+    SlotDied,
+    SlotOutcome,
+    SubtaskReport,
+    SubtaskSpec,
+    op_name,
+)
 from .guard import MemoryGuard
 from .memory import SOFT, MemoryBudget, Need, estimate
 from .profiler import Profile, merge_profiles
@@ -157,6 +171,8 @@ class ExecutionActor(mo.Actor):
         self._slot_numbers = {(s.address, s.uid): i for i, s in enumerate(self._slots)}
         self._op_names: dict[type, str] = {}
         self._cache.add_spill_listener(self._stream.spill)
+        #: the inputs each slot holds read ahead for queued subtasks (see ahead.py)
+        self._ahead = ReadAhead()
 
     async def __post_create__(self) -> None:
         if self._guard is not None:
@@ -189,6 +205,7 @@ class ExecutionActor(mo.Actor):
         for slot in self._slots:  # a batch in a slot's hands stops between subtasks
             self._spawn(self._cancel_on(slot, session_id, task_id))
         dropped = self._drop(lambda unit: (unit[0].session_id, unit[0].task_id) == (session_id, task_id))
+        self._prune_ahead()
         self._spawn(self._stop_stragglers(lambda spec: (spec.session_id, spec.task_id) in self._cancelled,
                                           f"task {task_id} of session {session_id} was cancelled"))
         return dropped
@@ -200,7 +217,9 @@ class ExecutionActor(mo.Actor):
             spec = unit[0]
             return spec.session_id == session_id and spec.task_id == task_id and start <= spec.index < stop
 
-        return self._drop(gone)
+        dropped = self._drop(gone)
+        self._prune_ahead()
+        return dropped
 
     def _drop(self, gone: Callable[[list[SubtaskSpec]], bool]) -> int:
         return sum(lane.drop(gone) for lane in self._lanes.values())
@@ -249,6 +268,7 @@ class ExecutionActor(mo.Actor):
         """Forget the session's queued subtasks and stop its running ones (its data goes through the
         storage actor)."""
         self._drop(lambda unit: unit[0].session_id == session_id)
+        self._prune_ahead()
         self._spawn(self._stop_stragglers(lambda spec: spec.session_id == session_id,
                                           f"session {session_id} was closed"))
 
@@ -301,14 +321,14 @@ class ExecutionActor(mo.Actor):
             batch, need = taken
             if not batch:
                 continue
-            slot = lane.free.pop()
+            slot = self._pick_slot(lane, batch)
             self._running += len(batch)
             hand = InHand(slot, batch, need, self._pid_of(slot))
             self._in_hand[(slot.address, slot.uid)] = hand
             for spec, _ in batch:
                 self._store.pin(spec.session_id, spec.subtask.input_keys)
             self._cache.reserve(need.outputs)
-            self._spawn(self._run_on(hand))
+            self._spawn(self._run_on(hand, self._plan_ahead(lane, slot, [spec for spec, _ in batch])))
             if self._guard is not None:
                 self._guard.wake()
 
@@ -377,7 +397,57 @@ class ExecutionActor(mo.Actor):
                 spec.local_inputs[key] = self._store.get(spec.session_id, [key])[0]
                 spec.remote_inputs.pop(key, None)  # a copy fetched earlier is here already
 
-    async def _run_on(self, hand: InHand) -> None:
+    # ------------------------------------------------------------------ reading ahead
+    def _pick_slot(self, lane: Lane, batch: list[tuple[SubtaskSpec, mo.ActorRef]]) -> mo.ActorRef:
+        """A free slot of ``lane``: the one holding most of the batch's inputs read ahead, else the last freed."""
+        if len(lane.free) > 1 and not self._ahead.empty:
+            specs = [spec for spec, _ in batch]
+            counts = [self._ahead.held_by((s.address, s.uid), specs) for s in lane.free]
+            best = max(range(len(counts)), key=counts.__getitem__)
+            if counts[best]:
+                return lane.free.pop(best)
+        return lane.free.pop()
+
+    def _plan_ahead(self, lane: Lane, slot: mo.ActorRef, specs: list[SubtaskSpec]) -> FetchAhead | None:
+        """What ``slot`` reads ahead with ``specs`` (see ahead.py); the cache's reservations follow."""
+        budget = 0
+        if lane is self._lanes[False] and (self._guard is None or self._guard.level < SOFT):
+            budget = min(AHEAD_BYTES, max(self._cache.room(), 0) // 2 + self._ahead.nbytes)
+        reads = budget > 0 and any(spec.remote_inputs for spec in specs)
+        if not reads and self._ahead.empty:
+            return None
+        queued = [unit for _, _, unit, _ in heapq.nsmallest(AHEAD_UNITS, lane.queue)] if reads else []
+        plan = self._ahead.plan((slot.address, slot.uid), specs, queued, budget)
+        self._apply(plan)
+        return plan.ahead
+
+    def _prune_ahead(self) -> None:
+        """Forget what slots read ahead for subtasks no longer queued (cancelled, dropped)."""
+        if not self._ahead.empty:
+            needed = {(unit[0].session_id, k) for lane in self._lanes.values() for _, _, unit, _ in lane.queue
+                      if len(unit) == 1 for k in unit[0].remote_inputs}
+            self._apply(self._ahead.prune(needed))
+
+    def _apply(self, plan: Plan) -> None:
+        if plan.taken:
+            self._cache.reserve(plan.taken)
+        if plan.freed:
+            self._cache.release(plan.freed)
+        by_id = {(s.address, s.uid): s for s in self._slots} if plan.drops else {}
+        for slot_id, keys in plan.drops.items():
+            by_session: dict[str, list[str]] = {}
+            for session_id, key in keys:
+                by_session.setdefault(session_id, []).append(key)
+            for session_id, ks in by_session.items():
+                self._spawn(self._drop_ahead_on(by_id[slot_id], session_id, ks))
+
+    async def _drop_ahead_on(self, slot: mo.ActorRef, session_id: str, keys: list[str]) -> None:
+        try:
+            await slot.drop_ahead(session_id, keys)
+        except Exception as e:  # noqa: BLE001 - a slot that is gone holds nothing
+            logger.debug("could not drop inputs read ahead on slot %s: %s", slot.address, e)
+
+    async def _run_on(self, hand: InHand, ahead: FetchAhead | None = None) -> None:
         slot, batch = hand.slot, hand.batch
         specs = [spec for spec, _ in batch]
         crashed = False
@@ -387,7 +457,7 @@ class ExecutionActor(mo.Actor):
             if lost is not None:
                 outcomes: list[SlotOutcome] = [SlotOutcome(s.index, s.task_id, error=lost) for s in specs]
             else:
-                outcomes = await slot.run(specs)
+                outcomes = await (slot.run(specs, ahead) if ahead is not None else slot.run(specs))
                 # the worker killed it just as it finished: its outcomes stand, the slot restarts
                 crashed = self._stopped(slot) is not None
         except Exception as e:  # noqa: BLE001 - a slot process died or failed: every subtask in hand fails
@@ -419,6 +489,7 @@ class ExecutionActor(mo.Actor):
         adopt_moved(self._cache, [m for o in outcomes for m in o.moved])
         self._cache.release(hand.need.outputs)
         if crashed:
+            self._cache.release(self._ahead.forget_slot((slot.address, slot.uid)))
             self._sweep(slot)
             self._spawn(self._revive(slot))
         else:
