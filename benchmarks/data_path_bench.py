@@ -19,7 +19,9 @@ string, date and numeric columns, as ``pd.read_parquet`` reads it from
 ``--plain-pickle``: on the 2-worker cluster, the loads again with the client
 serializing by plain pickle (datetime columns in the stream, Arrow chunks
 combined: the path before issue 19's Arrow work), side by side in one run.
-A row gives the fetch of the loaded frame back to the client. First, without
+Rows give the fetch of the loaded frame back to the client: over the actor
+protocol, and over the web API (segments mapped from the workers' shared
+memory, and, as before, the values over HTTP). First, without
 a session: each frame's 8 partitions written into shared-memory segments and
 read back in this process (what a client and a worker do, less the
 messages), by the serializer and by plain pickle, side by side.
@@ -47,6 +49,7 @@ import mars.dataframe as md
 import mars.remote
 import mars.serialization.core
 from mars.dataframe.datasource import tokenize_pandas
+from mars.services.web.client import WebClient
 
 
 def frames(n: int) -> dict[str, pd.DataFrame]:
@@ -181,6 +184,10 @@ def run(args: argparse.Namespace) -> None:
 
     with new_cluster(n_worker=2, n_cpu=1, web=True) as cluster:  # its session uses the web API
         rows["cluster web API, storage"] = load_figures(data, cluster.session, args.repeat)
+        rows["web API, fetch"] = fetch_figures(data, cluster.session, args.repeat)
+        WebClient.map_shared_memory = False  # the values over HTTP: the path before the client mapped segments
+        rows["web API, fetch over HTTP"] = fetch_figures(data, cluster.session, args.repeat)
+        WebClient.map_shared_memory = True
     with new_cluster(n_worker=2, n_cpu=1, web=False) as cluster:
         rows["cluster, into storage"] = load_figures(data, cluster.session, args.repeat)
         if args.plain_pickle:

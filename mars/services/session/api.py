@@ -146,6 +146,33 @@ class SessionAPI:
             values.update(zip(remote, await self._call(session_id, "fetch", remote)))
         return [values[k] for k in keys]
 
+    async def describe(self, session_id: str, keys: list[str]) -> list[StoredObject | None]:
+        """Where ``keys`` are, for a caller on a worker's host that maps shared memory itself (a web client).
+
+        Per key: the worker's descriptor when the chunk is in its shared memory
+        (valid for :data:`~mars.services.storage.cache.READ_LEASE`: map it now),
+        an inline descriptor holding the value when the supervisor keeps it,
+        else None (spilled to disk, in device memory, gone): :meth:`fetch` it.
+        """
+        where = await self._call(session_id, "locate", keys)
+        out: list[StoredObject | None] = [None] * len(keys)
+        by_worker: dict[str, list[int]] = {}
+        for i, (k, (worker, value)) in enumerate(zip(keys, where)):
+            if worker is None:
+                out[i] = StoredObject(k, 0, b"", (), None, value)
+            else:
+                by_worker.setdefault(worker, []).append(i)
+        for worker, idx in by_worker.items():
+            try:
+                descs = await mo.ActorRef(worker, STORAGE_UID).get_descs(session_id, [keys[i] for i in idx])
+            except (DataNotFound, mo.ActorNotExist):
+                continue
+            for i, d in zip(idx, descs):
+                # a spill file ("/...") or the disk fallback ("@...") is no segment of shared memory
+                in_memory = d.device is None and d.shm_name is not None and not d.shm_name.startswith(("/", "@"))
+                out[i] = d if in_memory or d.inline else None
+        return out
+
     async def _read_local(self, session_id: str, worker: str, keys: list[str]) -> list[Any] | None:
         """``keys`` read from ``worker``'s shared memory, or None when it is not on this machine (or gone)."""
         if worker in self._not_local:

@@ -333,6 +333,11 @@ class MockSessionAPI:
                 raise DataNotFound(f"chunk {k} is not held by session {session_id!r} (released, or never computed)")
         return [store[k] for k in keys]
 
+    async def describe(self, session_id: str, keys: list[str]) -> list[None]:
+        """No chunk is in shared memory here: every key is for :meth:`fetch`."""
+        self._session(session_id)
+        return [None] * len(keys)
+
     async def release(self, session_id: str, keys: list[str]) -> list[str]:
         """Drop one reference per key; returns the keys the session held."""
         return self._session(session_id).release(keys)

@@ -13,7 +13,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import mmap
+import os
+import re
 import ssl as ssl_lib
+import stat
 import threading
 import weakref
 from typing import Any, Callable, Coroutine, Sequence
@@ -23,7 +27,9 @@ import aiohttp
 
 from ...core.entity import Tileable
 from ...oscar.tls import client_context
-from ..errors import SessionNotFound
+from ...serialization import deserialize
+from ..errors import DataNotFound, SessionNotFound
+from ..storage.shm import StoredObject, _layout, _sizes, is_local_prefix, segment_path
 from ..storage.upload import UploadTarget, upload_chunks
 from ..task.api import TaskInfo
 from .wire import (
@@ -78,6 +84,72 @@ def tls_context(ssl: ssl_lib.SSLContext | None = None) -> ssl_lib.SSLContext | N
     return client_context()
 
 
+class ForeignSegment(ValueError):
+    """A descriptor names no segment of this host's workers that this process may map."""
+
+
+#: a worker's segment: its prefix (see StorageActor), "-", 32 hex digits; never a path, never a disk file
+_SEGMENT = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*)-[0-9a-f]{32}")
+
+
+def map_segment(desc: StoredObject) -> Any:
+    """The value that ``desc`` describes, mapped from this host's shared memory, its arrays writable.
+
+    Only a segment of a worker of this host is opened: a file named by the
+    worker's prefix (one that a worker claimed in this host's shared memory)
+    and a unique suffix, in the shared-memory directory, a regular file of
+    this user as big as the descriptor says; never a path that the
+    descriptor spells out. The mapping is private (copy on write): the
+    arrays are writable, as values received over HTTP are, writes stay in
+    this process, and the pages stay valid after the worker frees or spills
+    the chunk. Raises ForeignSegment for a name that breaks those rules,
+    DataNotFound for a segment gone meanwhile.
+
+    Examples
+    --------
+    >>> from mars.services.storage.shm import StoredObject
+    >>> map_segment(StoredObject("k", 9, b"", (9,), "../../etc/passwd"))
+    Traceback (most recent call last):
+    ...
+    mars.services.web.client.ForeignSegment: chunk k: '../../etc/passwd' is not a segment of this host's workers
+    """
+    name = desc.shm_name or ""
+    m = _SEGMENT.fullmatch(name)
+    if m is None or desc.device is not None or not is_local_prefix(m.group(1)):
+        raise ForeignSegment(f"chunk {desc.key}: {name!r} is not a segment of this host's workers")
+    sizes = _sizes(desc)
+    offsets, size = _layout(sizes)
+    try:  # no link followed, no FIFO waited on
+        fd = os.open(segment_path(name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise DataNotFound(f"chunk {desc.key}: its shared memory segment {name} is gone") from None
+    except PermissionError:  # the worker runs as another user
+        raise ForeignSegment(f"chunk {desc.key}: segment {name} is not a file of this user") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size < size:
+            raise ForeignSegment(f"chunk {desc.key}: segment {name} is not a file of this user as big as its "
+                                 "descriptor says")
+        mm = mmap.mmap(fd, size, access=mmap.ACCESS_COPY)
+    finally:
+        os.close(fd)  # the mapping keeps the pages
+    with memoryview(mm) as whole:
+        views = [whole[o : o + n] for o, n in zip(offsets, sizes)]
+    if desc.shm_header_size:
+        return deserialize(views[0], views[1:])
+    return deserialize(desc.header, views)
+
+
+def _described(reply: Any, n: int) -> tuple[list[Any], dict[int, StoredObject]]:
+    """The values and segment descriptors of a fetch answered with descriptors (see routes._described)."""
+    if not (isinstance(reply, dict) and isinstance(reply.get("values"), list) and len(reply["values"]) == n
+            and isinstance(reply.get("segments"), dict)
+            and all(isinstance(i, int) and 0 <= i < n and isinstance(d, StoredObject)
+                    for i, d in reply["segments"].items())):
+        raise WebError(f"the web service's answer to a fetch of {n} chunks is malformed")
+    return reply["values"], reply["segments"]
+
+
 class WebClient:
     """The session API over HTTP.
 
@@ -102,6 +174,9 @@ class WebClient:
     ...         return await client.list_sessions()
     """
 
+    #: map what workers of this host hold in shared memory rather than receive it (see :meth:`fetch`)
+    map_shared_memory = True
+
     def __init__(self, url: str, token: str | None = None, timeout: float = 60.0, *,
                  ssl: ssl_lib.SSLContext | None = None):
         self.url, url_token = split_url(url)
@@ -110,6 +185,8 @@ class WebClient:
         self._ssl = tls_context(ssl)
         self._http: aiohttp.ClientSession | None = None
         self._headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        self._unmapped: set[str] = set()  # segment prefixes of workers whose shared memory is not this host's
+        self._mapped_any = False
 
     def _client(self) -> aiohttp.ClientSession:
         # made on first use: an aiohttp session belongs to the loop that made it
@@ -207,8 +284,39 @@ class WebClient:
 
     # ------------------------------------------------------------------ data
     async def fetch(self, session_id: str, keys: list[str]) -> list[Any]:
-        """Values of chunks by key (writable arrays, views of one received buffer)."""
-        body = {"keys": list(keys)}
+        """Values of chunks by key (writable arrays).
+
+        Values that travel are views of one received buffer. What workers of
+        this host hold in shared memory is mapped here instead (the server
+        answers with descriptors; see :func:`map_segment`), copy on write. A
+        segment that cannot be mapped here (another host, another user, gone
+        meanwhile) is asked for again as a value.
+        """
+        keys = list(keys)
+        if not self.map_shared_memory or (self._unmapped and not self._mapped_any):
+            return await self._fetch_values(session_id, keys)
+        body = {"keys": keys, "segments": True, "skip_prefixes": sorted(self._unmapped)}
+        reply = await self._request("POST", f"/api/sessions/{_q(session_id)}/fetch", json_body=body, binary=True)
+        if isinstance(reply, list):  # a server that sends only values
+            return reply
+        values, segments = _described(reply, len(keys))
+        missed = []
+        for i, desc in segments.items():
+            try:
+                values[i] = map_segment(desc)
+                self._mapped_any = True
+            except ForeignSegment:
+                self._unmapped.add(desc.shm_name.rpartition("-")[0])  # type: ignore[union-attr]
+                missed.append(i)
+            except (DataNotFound, OSError, ValueError):  # gone meanwhile, or not ours to open
+                missed.append(i)
+        if missed:
+            for i, value in zip(missed, await self._fetch_values(session_id, [keys[i] for i in missed])):
+                values[i] = value
+        return values
+
+    async def _fetch_values(self, session_id: str, keys: list[str]) -> list[Any]:
+        body = {"keys": keys}
         return await self._request("POST", f"/api/sessions/{_q(session_id)}/fetch", json_body=body, binary=True)  # type: ignore[no-any-return]
 
     async def release(self, session_id: str, keys: list[str]) -> list[str]:

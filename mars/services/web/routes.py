@@ -231,8 +231,36 @@ async def cancel_task(request: web.Request) -> web.StreamResponse:
 # ---------------------------------------------------------------------- data
 @routes.post("/api/sessions/{sid}/fetch")
 async def fetch(request: web.Request) -> web.StreamResponse:
-    keys = _keys(await _json_body(request))
-    return await _binary(request, await _api(request).fetch(request.match_info["sid"], keys))
+    body = await _json_body(request)
+    keys, sid, api = _keys(body), request.match_info["sid"], _api(request)
+    segments, skip = body.get("segments", False), body.get("skip_prefixes", [])
+    if not isinstance(segments, bool):
+        raise BadRequest(f"segments must be true or false, got {str(segments)[:100]}")
+    if not isinstance(skip, list) or not all(isinstance(p, str) for p in skip):
+        raise BadRequest(f"skip_prefixes must be a list of segment prefixes, got {str(skip)[:100]}")
+    if not segments:
+        return await _binary(request, await api.fetch(sid, keys))
+    return await _binary(request, await _described(api, sid, keys, frozenset(skip)))
+
+
+async def _described(api: Any, sid: str, keys: list[str], skip: frozenset[str]) -> dict:
+    """``{"values": [...], "segments": {position: StoredObject}}``: for a client on the workers' host, what
+    they hold in shared memory as descriptors (it maps them itself), the rest as values (None at the
+    positions of segments). Segments whose prefix is in ``skip`` (the client cannot map them) come as values."""
+    values: list[Any] = [None] * len(keys)
+    segments: dict[int, StoredObject] = {}
+    rest: list[int] = []
+    for i, d in enumerate(await api.describe(sid, keys)):
+        if d is not None and d.inline:
+            values[i] = d.value
+        elif d is None or d.shm_name.rpartition("-")[0] in skip:
+            rest.append(i)
+        else:
+            segments[i] = d
+    if rest:
+        for i, value in zip(rest, await api.fetch(sid, [keys[i] for i in rest])):
+            values[i] = value
+    return {"values": values, "segments": segments}
 
 
 @routes.post("/api/sessions/{sid}/release")
