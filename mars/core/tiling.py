@@ -14,8 +14,10 @@ task service later) supplies ``run_chunks`` to compute what is asked for.
 from __future__ import annotations
 
 import contextvars
+import heapq
 import inspect
-from typing import Any, Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
+from typing import Any
 
 from .device import to_host
 from .entity import ChunkData, Tileable, TileableData
@@ -178,7 +180,14 @@ def planned(targets: Sequence[TileableData], holds: Callable[[TileableData], boo
 
 
 class Tiler:
-    """Tiles target tileables, computing upstream chunks when an op asks for them."""
+    """Tiles target tileables, computing upstream chunks when an op asks for them.
+
+    Ops whose ``tile()`` waits for computed chunks wait together: every op
+    whose inputs are tiled is advanced until it finishes or asks for chunks,
+    and then one stage computes what all of them asked for. Independent
+    branches (two tables filtered before a merge, say) thus share their
+    stages, which run in parallel, instead of taking one round each.
+    """
 
     def __init__(self, run_chunks: RunChunks):
         self._run_chunks = run_chunks
@@ -186,24 +195,106 @@ class Tiler:
     def tile(self, targets: Sequence[Any]) -> None:
         token = TILING.set(True)
         try:
-            for node in upstream_untiled([as_data(t) for t in targets]):
-                if not node.is_tiled:
-                    self._drive(tile_op(node.op))
+            _Rounds(upstream_untiled([as_data(t) for t in targets]), self._run_together).run()
         finally:
             TILING.reset(token)
 
-    def _drive(self, gen: Generator) -> None:
-        reply: Any = None
+    def _run_together(self, requests: list[Any]) -> list[Any]:
+        """Run the chunks of several ops' requests as one stage; each request's reply, in order."""
+        for request in requests:
+            _check_request(request)
+        if len(requests) == 1:
+            return [self._reply(requests[0])]
+        chunks: list[ChunkData] = []
+        seen: set[int] = set()
+        for request in requests:
+            for c in _request_chunks(request):
+                if id(c) not in seen:  # equal keys in two objects: both get their shapes filled in
+                    seen.add(id(c))
+                    chunks.append(c)
+        want = any(isinstance(r, Fetch) for r in requests)
+        values = self._run_chunks(chunks, want)
+        by_key = dict(zip((c.key for c in chunks), values)) if want and values is not None else {}
+        return [[to_host(by_key[c.key]) for c in r.chunks] if isinstance(r, Fetch) else None for r in requests]
+
+    def _reply(self, request: Any) -> Any:
+        if isinstance(request, Fetch):
+            # tile() plans on the host: GPU chunks' values come to it as NumPy
+            return [to_host(v) for v in self._run_chunks(request.chunks, True) or []]
+        self._run_chunks(list(request), False)
+        return None
+
+
+def _check_request(request: Any) -> None:
+    if isinstance(request, Fetch):
+        return
+    if not (isinstance(request, (list, tuple)) and all(isinstance(c, ChunkData) for c in request)):
+        raise TilingError(f"tile() yielded {request!r}; expected a list of chunks or a Fetch")
+
+
+def _request_chunks(request: Any) -> Sequence[ChunkData]:
+    return request.chunks if isinstance(request, Fetch) else request
+
+
+class _Rounds:
+    """The tiling of ``order`` (inputs before users) in rounds: each round starts every op whose
+    inputs are tiled, then runs one stage for all the ops that wait for chunks."""
+
+    def __init__(self, order: list[TileableData], run_together: Callable[[list], list]):
+        self.order = order
+        self.run_together = run_together
+        self.position = position = {id(n): i for i, n in enumerate(order)}
+        self.users: dict[int, list[int]] = {}
+        self.missing = [0] * len(order)  # untiled inputs of each node (among ``order``)
+        for i, node in enumerate(order):
+            for inp in {id(x): x for x in node.op.inputs}.values():
+                j = position.get(id(inp))
+                if j is not None:
+                    self.users.setdefault(j, []).append(i)
+                    self.missing[i] += 1
+        self.ready = [i for i, n in enumerate(self.missing) if n == 0]  # a heap: the first in ``order`` first
+        self.started: set[int] = set()  # ops (by id) being tiled or tiled
+        self.waiting: list[tuple[Any, Generator, Any]] = []  # (op, its tiling, its request)
+
+    def run(self) -> None:
         while True:
-            try:
-                request = gen.send(reply)
-            except StopIteration:
-                return
-            if isinstance(request, Fetch):
-                # tile() plans on the host: GPU chunks' values come to it as NumPy
-                reply = [to_host(v) for v in self._run_chunks(request.chunks, True) or []]
-            elif isinstance(request, (list, tuple)) and all(isinstance(c, ChunkData) for c in request):
-                self._run_chunks(list(request), False)
-                reply = None
-            else:
-                raise TilingError(f"tile() yielded {request!r}; expected a list of chunks or a Fetch")
+            self._start_ready()
+            if not self.waiting:
+                break
+            current, self.waiting = self.waiting, []
+            replies = self.run_together([request for _, _, request in current])
+            for (op, gen, _), reply in zip(current, replies):
+                self._advance(op, gen, reply)
+        untiled = [n for n in self.order if not n.is_tiled]
+        if untiled:  # an input that no op tiled: a broken graph, not a state to leave silently
+            raise TilingError(f"{type(untiled[0].op).__name__} was never tiled: its inputs were not")
+
+    def _start_ready(self) -> None:
+        # in the order a one-at-a-time tiling would take, so that an op's tile() sees the same graph state
+        while self.ready:
+            i = heapq.heappop(self.ready)
+            op = self.order[i].op
+            if id(op) in self.started:
+                continue
+            self.started.add(id(op))
+            if self.order[i].is_tiled:  # tiled already, by another op's recursive_tile
+                self._done(op)
+                continue
+            self._advance(op, tile_op(op), None)
+
+    def _advance(self, op: Any, gen: Generator, reply: Any) -> None:
+        try:
+            request = gen.send(reply)
+        except StopIteration:
+            self._done(op)
+            return
+        self.waiting.append((op, gen, request))
+
+    def _done(self, op: Any) -> None:
+        """The users of ``op``'s outputs have one untiled input fewer."""
+        for out in op.outputs:
+            i = self.position.get(id(out))
+            for u in self.users.get(i, ()) if i is not None else ():
+                self.missing[u] -= 1
+                if self.missing[u] == 0:
+                    heapq.heappush(self.ready, u)

@@ -10,7 +10,8 @@ fake sample when empty input fails or gives ``object`` where data would not.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -72,8 +73,109 @@ def _kept(dtype: Any) -> Any:
     return dtype if dtype == object else None
 
 
+def signature(obj: Any) -> tuple | None:
+    """A hashable description of an empty pandas object that tells it apart from any other one.
+
+    Labels carry their types (``1`` and ``1.0`` are equal keys, not equal
+    labels); None for what it cannot describe exactly (categorical dtypes,
+    whose equality ignores the categories' order; unhashable names; ``attrs``).
+
+    >>> a = pd.DataFrame({"x": [1]}).iloc[:0]
+    >>> signature(a) == signature(a.copy()), signature(a) == signature(a.astype(float))
+    (True, False)
+    """
+    try:
+        if isinstance(obj, pd.DataFrame):
+            if obj.attrs or any(isinstance(d, pd.CategoricalDtype) for d in obj.dtypes):
+                return None
+            return ("frame", _index_signature(obj.columns), tuple(obj.dtypes), _index_signature(obj.index))
+        if isinstance(obj, pd.Series):
+            if obj.attrs or isinstance(obj.dtype, pd.CategoricalDtype):
+                return None
+            return ("series", _label(obj.name), obj.dtype, _index_signature(obj.index))
+        if isinstance(obj, pd.Index):
+            return ("index", _index_signature(obj))
+    except _Undescribable:
+        return None
+    return None
+
+
+class _Undescribable(Exception):
+    pass
+
+
+def _label(value: Any) -> tuple:
+    try:
+        hash(value)
+    except TypeError:
+        raise _Undescribable from None
+    return (type(value), value)
+
+
+def _index_signature(index: pd.Index) -> tuple:
+    if isinstance(index, pd.MultiIndex):
+        levels = tuple((lev.dtype, _label(name)) for lev, name in zip(index.levels, index.names))
+        if any(isinstance(d, pd.CategoricalDtype) for d, _ in levels):
+            raise _Undescribable
+        return (pd.MultiIndex, len(index), levels)
+    if isinstance(index.dtype, pd.CategoricalDtype):
+        raise _Undescribable
+    extra = (index.start, index.stop, index.step) if isinstance(index, pd.RangeIndex) else ()
+    values = tuple(_label(v) for v in index.tolist()) if len(index) <= 1000 else None
+    if values is None:
+        raise _Undescribable
+    return (type(index), index.dtype, _label(index.name), extra, values)
+
+
+_CACHE_SIZE = 1024
+
+
+class MetaCache:
+    """Metadata worked out once per key (an expression built again infers nothing again); hands out copies.
+
+    >>> cache = MetaCache()
+    >>> calls = []
+    >>> make = lambda: calls.append(1) or pd.DataFrame({"x": [1.0]})
+    >>> cache.get(("k",), make).equals(cache.get(("k",), make)), len(calls)
+    (True, 1)
+    """
+
+    def __init__(self, size: int = _CACHE_SIZE):
+        self._size = size
+        self._values: dict[Any, Any] = {}
+
+    def get(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``'s value for ``key`` (None: not cached), as a copy the caller may change (pandas
+        objects, alone or in a tuple; other values are shared)."""
+        if key is None:
+            return compute()
+        value = self._values.pop(key, None)
+        if value is None:
+            value = compute()
+        if len(self._values) >= self._size:
+            self._values.pop(next(iter(self._values)))  # the least recently used goes
+        self._values[key] = value
+        return _copied(value)
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_copied(v) for v in value)
+    return value.copy() if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)) else value
+
+
+_FAKES = MetaCache()
+#: for the metadata that operators infer by running pandas on metas (keyed by their own names and arguments)
+METAS = MetaCache()
+
+
 def fake(meta: Any, n: int = 2) -> Any:
     """A small non-empty object with ``meta``'s dtypes, columns, names and index type."""
+    sig = signature(meta)
+    return _FAKES.get(None if sig is None else (sig, n), lambda: _fake(meta, n))
+
+
+def _fake(meta: Any, n: int) -> Any:
     if isinstance(meta, pd.DataFrame):
         index = _fake_index(meta.index, n)
         data = {i: pd.Series(_fake_values(dt, n), index=index, dtype=_kept(dt)) for i, dt in enumerate(meta.dtypes)}

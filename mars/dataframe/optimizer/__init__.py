@@ -36,7 +36,7 @@ from .cse import dedupe, select_of_select
 from .distinct import distinct_into_groupby, unordered_distinct_for_merges
 from .explain import Explanation, format_plan
 from .fusion import fuse_partitions
-from .graph import HOLDS, REPLACED
+from .graph import HOLDS, REPLACED, WALKS
 from .predicates import push_predicates
 from .projection import project_columns
 from .sources import combine_reads
@@ -77,11 +77,14 @@ def plan(targets: Sequence[Any], holds: Callable[[Any], bool] | None = None,
     """
     out = [as_data(t) for t in targets]
     replaced: dict[int, tuple] = {}
+    holds = _remembered(holds) if holds is not None else None
     token, held, rec = TILING.set(True), HOLDS.set(holds), REPLACED.set(replaced)  # nothing built here runs eagerly
+    walks = WALKS.set({})
     try:
         for rule in rules:
             out = rule(out)
     finally:
+        WALKS.reset(walks)
         REPLACED.reset(rec)
         HOLDS.reset(held)
         TILING.reset(token)
@@ -94,6 +97,20 @@ def plan(targets: Sequence[Any], holds: Callable[[Any], bool] | None = None,
     return out, pairs
 
 
+def _remembered(holds: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """``holds``, asked once per node: the rules ask it of every leaf on every walk of the graph, and a
+    session answers by looking up each of the node's chunks."""
+    answers: dict[int, tuple[Any, bool]] = {}  # the node is kept with its answer: its id stays its own
+
+    def remembered(node: Any) -> bool:
+        known = answers.get(id(node))
+        if known is None:
+            known = answers[id(node)] = (node, holds(node))
+        return known[1]
+
+    return remembered
+
+
 def same_metadata(a: Any, b: Any) -> bool:
     """Whether ``b`` stands for ``a`` exactly: same kind, shape, dtypes, columns and names."""
     if type(a) is not type(b) or a.shape != b.shape and not (has_unknown(a.shape) or has_unknown(b.shape)):
@@ -101,6 +118,8 @@ def same_metadata(a: Any, b: Any) -> bool:
     if not isinstance(a, PandasData):
         return getattr(a, "dtype", None) == getattr(b, "dtype", None)
     ma, mb = a.meta, b.meta
+    if ma is mb:  # a clone on new inputs keeps its node's meta
+        return True
     if type(ma) is not type(mb):
         return False
     if isinstance(ma, pd.Index):

@@ -43,8 +43,25 @@ def is_leaf(node: Any) -> bool:
     return holds is None or holds(node)
 
 
+#: while the driver runs, the walks made so far by the ids of their targets (kept alive with them): nodes never
+#: change once built, so the rules that leave a graph as it was walk it once between them
+WALKS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("mars_optimizer_walks", default=None)
+
+
 def topo_order(targets: Iterable[TileableData]) -> list[TileableData]:
     """Every untiled node ``targets`` depend on, inputs before their users (leaves left out)."""
+    targets = list(targets)
+    walks = WALKS.get()
+    if walks is None:
+        return _walk(targets)
+    key = tuple(map(id, targets))
+    known = walks.get(key)
+    if known is None:
+        known = walks[key] = (targets, _walk(targets))
+    return list(known[1])
+
+
+def _walk(targets: list[TileableData]) -> list[TileableData]:
     order: list[TileableData] = []
     seen: set[int] = set()
     stack: list[tuple[Any, bool]] = [(t, False) for t in reversed(list(targets))]

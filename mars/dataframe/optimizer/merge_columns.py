@@ -55,6 +55,28 @@ def output_names(lcols: list, rcols: list, kwargs: dict) -> list[tuple[str, Any,
     return out
 
 
+def narrow_merge_columns(wide_columns: list, lcols: list, rcols: list, lkeep: list, rkeep: list,
+                         kwargs: dict) -> list[tuple[int, Any]] | None:
+    """``(position in the whole merge, label)`` per column of the merge of sides narrowed to ``lkeep``/``rkeep``;
+    None when the rule does not reproduce the whole merge's columns ``wide_columns``.
+
+    >>> narrow_merge_columns(["k", "a", "b_x", "b_y"], ["k", "a", "b"], ["k", "b"], ["k", "b"], ["k"],
+    ...                      {"how": "inner", "on": ["k"], "suffixes": ("_x", "_y")})
+    [(0, 'k'), (2, 'b')]
+    """
+    names = output_names(list(lcols), list(rcols), kwargs)
+    if names is None or [n for _, _, n in names] != list(wide_columns):
+        return None
+    kept = output_names(list(lkeep), list(rkeep), kwargs)
+    if kept is None:
+        return None
+    where = {(side, c): i for i, (side, c, _) in enumerate(names)}
+    try:
+        return [(where[(side, c)], label) for side, c, label in kept]
+    except KeyError:
+        return None
+
+
 def narrow_merge_meta(wide: pd.DataFrame, lcols: list, rcols: list, lkeep: list, rkeep: list,
                       kwargs: dict) -> pd.DataFrame | None:
     """The meta of the merge of sides narrowed to ``lkeep``/``rkeep``, from ``wide`` (the merge of ``lcols`` and
@@ -67,17 +89,9 @@ def narrow_merge_meta(wide: pd.DataFrame, lcols: list, rcols: list, lkeep: list,
     >>> narrow_merge_meta(wide, ["k", "a", "b"], ["k", "b"], ["k", "b"], ["k"], kw).dtypes.to_dict()
     {'k': dtype('int64'), 'b': <StringDtype(na_value=nan)>}
     """
-    names = output_names(list(lcols), list(rcols), kwargs)
-    if names is None or [n for _, _, n in names] != list(wide.columns):
+    picked = narrow_merge_columns(wide.columns.tolist(), lcols, rcols, lkeep, rkeep, kwargs)
+    if picked is None:
         return None
-    kept = output_names(list(lkeep), list(rkeep), kwargs)
-    if kept is None:
-        return None
-    where = {(side, c): i for i, (side, c, _) in enumerate(names)}
-    try:
-        positions = [where[(side, c)] for side, c, _ in kept]
-    except KeyError:
-        return None
-    out = wide.take(positions, axis=1)  # on an empty frame, take is several times faster than iloc
-    out.columns = pd.Index([n for _, _, n in kept], dtype=wide.columns.dtype)
+    out = wide.take([i for i, _ in picked], axis=1)  # on an empty frame, take is several times faster than iloc
+    out.columns = pd.Index([label for _, label in picked], dtype=wide.columns.dtype)
     return out

@@ -42,7 +42,7 @@ from ..merge import Merge, merge
 from ..selection import RowSlice, _filter_rows
 from ..sort import SortRows
 from .graph import Rebuilder, consumers, fresh_op, is_leaf, rewrite, topo_order
-from .merge_columns import narrow_merge_meta
+from .merge_columns import narrow_merge_columns, narrow_merge_meta
 
 ALL = None  # every column
 
@@ -98,7 +98,8 @@ def merge_needs(op: Merge, need: set | None) -> tuple[set, set] | None:
     if need is ALL:
         return None
     left, right = op.inputs
-    lcols, rcols = set(left.meta.columns), set(right.meta.columns)
+    lnames, rnames = left.meta.columns.tolist(), right.meta.columns.tolist()  # Arrow-backed labels iterate slowly
+    lcols, rcols = set(lnames), set(rnames)
     kw = op.kwargs
     lkeep = {c for c in _key_list(kw.get("on")) + _key_list(kw.get("left_on")) if c in lcols}
     rkeep = {c for c in _key_list(kw.get("on")) + _key_list(kw.get("right_on")) if c in rcols}
@@ -113,17 +114,26 @@ def merge_needs(op: Merge, need: set | None) -> tuple[set, set] | None:
         if c in lkeep or c in rkeep:
             lkeep.add(c)
             rkeep.add(c)
-    lkept = [c for c in left.meta.columns if c in lkeep]
-    rkept = [c for c in right.meta.columns if c in rkeep]
+    lkept = [c for c in lnames if c in lkeep]
+    rkept = [c for c in rnames if c in rkeep]
     wide = op.outputs[0].meta
-    narrow = narrow_merge_meta(wide, list(left.meta.columns), list(right.meta.columns), lkept, rkept, kw)
-    if narrow is None:
+    if not wide.columns.is_unique:
+        return None
+    dtypes = wide.dtypes.tolist()
+    wide_dtypes = dict(zip(wide.columns.tolist(), dtypes))
+    picked = narrow_merge_columns(list(wide_dtypes), lnames, rnames, lkept, rkept, kw)
+    if picked is not None:  # the narrow merge's columns and dtypes, read off the whole one's
+        names = [label for _, label in picked]
+        narrow_dtypes = dict(zip(names, [dtypes[i] for i, _ in picked]))
+    else:
         try:
             narrow = pd.merge(left.meta[lkept], right.meta[rkept], **kw)
         except Exception:  # noqa: BLE001 - a merge pandas refuses on the narrow sides is left whole
             return None
-    if not set(narrow.columns) <= set(wide.columns) or \
-            any(c not in narrow.columns or narrow[c].dtype != wide[c].dtype for c in need):
+        names = narrow.columns.tolist()
+        narrow_dtypes = dict(zip(names, narrow.dtypes.tolist())) if narrow.columns.is_unique else {}
+    if len(narrow_dtypes) != len(names) or not set(names) <= wide_dtypes.keys() or \
+            any(c not in narrow_dtypes or narrow_dtypes[c] != wide_dtypes[c] for c in need):
         return None
     return lkeep, rkeep
 
@@ -185,7 +195,7 @@ def _kept(node: TileableData, need: set | None) -> list | None:
     """The used columns in their order, when fewer than all and at least one."""
     if need is ALL or not _frame(node):
         return None
-    kept = [c for c in node.meta.columns if c in need]
+    kept = [c for c in node.meta.columns.tolist() if c in need]
     return kept if 0 < len(kept) < node.meta.shape[1] else None
 
 
@@ -220,7 +230,7 @@ def _held_selection(leaf: TileableData, kept: list) -> TileableData:
     """The used columns of a frame the session holds (views: its chunks are not copied)."""
     op = SelectColumns(columns=list(kept), by_position=False)
     wanted = set(kept)  # ``kept`` is in the frame's column order (:func:`_kept`); take is the fast selection
-    meta = leaf.meta.take([i for i, c in enumerate(leaf.meta.columns) if c in wanted], axis=1)
+    meta = leaf.meta.take([i for i, c in enumerate(leaf.meta.columns.tolist()) if c in wanted], axis=1)
     return op.new_pandas([leaf], meta, (leaf.shape[0], len(kept)), partitioning=leaf.partitioning).data
 
 
@@ -248,7 +258,7 @@ def _rebuilt_assign(node: TileableData, inputs: list, need: set | None, rb: Rebu
         return inputs[0]
     if inputs[0] is node.op.inputs[0]:
         return rb.clone(node, inputs) if any(a is not b for a, b in zip(inputs, node.op.inputs)) else None
-    have = list(inputs[0].meta.columns)
+    have = inputs[0].meta.columns.tolist()
     meta = node.meta[have + ([key] if key not in have else [])]  # pandas appends a new column last
     return rb.clone(node, inputs, meta=meta, shape=(node.shape[0], meta.shape[1]))
 
@@ -256,8 +266,8 @@ def _rebuilt_assign(node: TileableData, inputs: list, need: set | None, rb: Rebu
 def _rebuilt_merge(node: TileableData, inputs: list, rb: Rebuilder) -> Any:
     """A merge of narrower sides (its meta read off the whole merge's where it can: no pandas merge)."""
     op = node.op
-    old, cols = op.inputs, [list(i.meta.columns) for i in inputs]
-    meta = narrow_merge_meta(node.meta, list(old[0].meta.columns), list(old[1].meta.columns), cols[0], cols[1],
+    old, cols = op.inputs, [i.meta.columns.tolist() for i in inputs]
+    meta = narrow_merge_meta(node.meta, old[0].meta.columns.tolist(), old[1].meta.columns.tolist(), cols[0], cols[1],
                              op.kwargs)
     if meta is None:
         new = merge(wrap(inputs[0]), wrap(inputs[1]), **op.kwargs).data
@@ -281,7 +291,7 @@ def project_columns(targets: list[TileableData]) -> list[TileableData]:
         inputs = _narrow_held(node, inputs, needs, selections)
         if _assigned(op) is not _NONE and _frame(node):
             return _rebuilt_assign(node, inputs, needs.get(id(node)), rb)
-        changed = [a is not b and _frame(b) and list(a.meta.columns) != list(b.meta.columns)
+        changed = [a is not b and _frame(b) and not a.meta.columns.equals(b.meta.columns)
                    for a, b in zip(inputs, op.inputs)]
         if not any(changed):
             return None
