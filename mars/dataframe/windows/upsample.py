@@ -249,8 +249,29 @@ def _upsample(self: Resampler, how: str, limit: Any = None, fill_value: Any = No
     if self._kw.get("on") is not None:
         raise ValueError("Upsampling from level= or on= selection is not supported, use .set_index(...) to "
                          "explicitly set index to datetime-like")
-    meta = empty_meta(run_upsample(fake(self._obj.meta, 2), op))  # pandas' checks and the result's columns
+    meta = empty_meta(_upsampled_sample(self._obj.meta, op))
     return op.new_pandas([as_data(self._obj)], meta, chunk_shape_of(meta, np.nan))
+
+
+def _upsampled_sample(meta: Any, op: Upsample) -> Any:
+    """pandas' upsampling of a sample like ``meta``: its checks of the arguments, and the result's columns.
+
+    The sample has a bin edge without a row; there pandas' interpolation
+    puts a NaN in a bool column, which then (object) cannot be interpolated:
+    pandas' TypeError. Data with a row at every edge interpolates, keeping
+    the bool column, so the metadata is taken from the sample's own
+    interpolation; data lacking an edge raises when it is run.
+    """
+    try:
+        return run_upsample(fake(meta, 2), op)
+    except TypeError:
+        if op.how != "interpolate" or not any(pd.api.types.is_bool_dtype(d) for d in _dtypes(meta)):
+            raise
+    return fake(meta, 2).interpolate(**op.interp)
+
+
+def _dtypes(meta: Any) -> list:
+    return list(meta.dtypes) if isinstance(meta, pd.DataFrame) else [meta.dtype]
 
 
 def _filler(how: str) -> Callable:
