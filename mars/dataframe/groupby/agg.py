@@ -77,7 +77,15 @@ from ..custom_reduction import CustomReduction
 from ..map import align_row_inputs
 from ..rows import ConcatChunks, known_rows, recut_chunks
 from .keys import ALIGNED, GroupSpec, boundaries
-from .shuffle import BLOCK_ROWS, GroupCall, GroupReduce, KeyCount, KeySample, KeySplit
+from .shuffle import (
+    BLOCK_ROWS,
+    GroupCall,
+    GroupReduce,
+    KeyCount,
+    KeySample,
+    KeySplit,
+    index_free,
+)
 from .tree import FinishPartials, GroupPartial, MergePartials
 
 #: the tree is used when the probed partitions have at most this many groups per row ...
@@ -388,10 +396,11 @@ def shuffle_tiled(op: GroupByAgg, parts: list[list]) -> Generator[Any, Any, Tile
         if small_input(op, parts):  # sampling computed the partitions: their sizes are known now
             return single_tiled(op, parts)
         n = len(bounds) + 1 if bounds is not None else len(parts)
+    drop = index_free(spec, op.call, op.inputs[0].meta)
     return (yield from _shuffled(
         op, parts, n,
-        lambda i: KeySplit(spec=spec, bounds=bounds, columns=op.columns, chunk=None, travel=()),
-        lambda r: GroupReduce(spec=spec, call=op.call, meta=meta, distinct=op.distinct)))
+        lambda i: KeySplit(spec=spec, bounds=bounds, columns=op.columns, chunk=None, travel=(), drop_index=drop),
+        lambda r: GroupReduce(spec=spec, call=op.call, meta=meta, distinct=op.distinct, drop_index=drop)))
 
 
 class Renumber(PandasOperator):

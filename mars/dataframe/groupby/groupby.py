@@ -154,17 +154,20 @@ class GroupBy:
 
     # ----------------------------------------------------------------- pandas on stand-ins
     def _pandas(self, sample: bool = True, select: bool = True, columns: list | None = None,
-                **overrides: Any) -> Any:
+                numbered: bool = False, **overrides: Any) -> Any:
         """pandas' groupby of a stand-in of the data: a fake sample, or the empty metas.
 
         The sample has two groups of three rows (a group of one row would give
         NaN where real groups do not, e.g. a ``min_count``, and change dtypes).
         ``columns`` (the keys and the columns a call reads) narrow the stand-in:
         faking and grouping the others costs time and changes nothing.
+        ``numbered``: the sample's rows are labelled ``0..5`` (its own labels repeat).
         """
         rows = _SAMPLE_ROWS if sample else slice(0, 0)
         meta = self._data.meta if columns is None else self._data.meta[columns]
         part = _stand_in(meta, rows)
+        if numbered and sample:
+            part.index = pd.RangeIndex(len(rows), name=meta.index.name)
         keys = []
         for data, mode in zip(self._keys, self._spec.modes):
             key = _stand_in(data.meta, rows)
@@ -318,8 +321,11 @@ class GroupBy:
         return self._aggregate("apply", (func,) + args, kwargs, user=True)
 
     def _transform_like(self, func: Callable, args: tuple, kwargs: dict) -> bool:
-        # pandas puts a function's results back in row order when each keeps its group's index
+        # pandas puts a function's results back in row order when each keeps its group's index; it cannot
+        # when labels repeat, as the sample's do unless the data's index is a range
         g = self._pandas(sample=True)
+        if not g.obj.index.is_unique:
+            g = self._pandas(sample=True, numbered=True)
         try:
             result = g.apply(func, *args, **kwargs)
         except Exception:  # noqa: BLE001 - the real call reports it

@@ -101,19 +101,24 @@ def row_keys(spec: GroupSpec, part: Any, keys: Sequence[Any]) -> list | None:
         if isinstance(item, Slot):
             key = keys[item.i]
             out.append(_values(key) if spec.modes[item.i] == VALUES else key)
-        elif _is_label(item) and item in columns:
+        elif is_label(item) and item in columns:
             column = part[item]
             if not isinstance(column, pd.Series):
                 return None
             out.append(column)
-        elif _is_label(item) and item in index.names:
+        elif is_label(item) and item in index.names:
             out.append(index.get_level_values(item))
         else:
             return None
     return out
 
 
-def _is_label(item: Any) -> bool:
+def is_label(item: Any) -> bool:
+    """Whether ``by`` item ``item`` may name a column or an index level (a hashable, not a function or an array).
+
+    >>> is_label("k"), is_label(len), is_label(["k"])
+    (True, False, False)
+    """
     if callable(item) or isinstance(item, (dict, list, np.ndarray, pd.Series, pd.Index)):
         return False
     try:

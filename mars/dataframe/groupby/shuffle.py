@@ -34,9 +34,11 @@ from ..shuffle import narrow_codes
 from ..uniques import duplicated_keys
 from .dense import dense_agg
 from .keys import (
+    ALIGNED,
     VALUES,
     GroupSpec,
     hash_rows,
+    is_label,
     key_codes,
     key_frame,
     missing_rows,
@@ -162,20 +164,105 @@ class KeySplit(ShuffleMap, PandasOperator):
     (a round trip) each piece also carries its rows' positions
     (``chunk << POSITION_BITS | row``), rows with dropped NaN keys stay, and
     keys that depend on the index (levels, functions) travel as values.
+    With ``drop_index`` (see :func:`index_free`) the pieces' rows travel
+    under a default index: the labels would be a quarter of the bytes of a
+    frame of an integer key and two float columns, and the reducer never
+    reads them.
     """
 
-    params = ("spec", "bounds", "columns", "chunk", "travel")
+    params = ("spec", "bounds", "columns", "chunk", "travel", "drop_index")
+    drop_index = False
 
     def split(self, part: Any, *keys: Any) -> list:
         n = len(self.output_keys)
         dest = destinations(self.spec, part, keys, n, self.bounds)
         rows = part if self.columns is None else part[self.columns]
         if self.chunk is None:
-            return split_rows([rows, *keys], dest, n)
+            pieces = split_rows([rows, *keys], dest, n)
+            return [tuple(_unlabelled(v) for v in p) for p in pieces] if self.drop_index else pieces
         dest = np.where(dest < 0, self.chunk % n, dest)
         travelling = traveling_keys(self.spec, part, keys, self.travel)
         pos = (np.int64(self.chunk) << POSITION_BITS) + np.arange(len(part), dtype=np.int64)
         return split_rows([rows, pos, *travelling], dest, n)
+
+
+def _unlabelled(value: Any) -> Any:
+    """A Series or frame under a default index (a ``RangeIndex`` pickles to a few bytes); else ``value``."""
+    if isinstance(value, (pd.Series, pd.DataFrame)) and not _is_default(value.index):
+        return value.set_axis(pd.RangeIndex(len(value)), axis=0)
+    return value
+
+
+def _is_default(index: pd.Index) -> bool:
+    return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1 and index.name is None
+
+
+#: groupby methods (and ``agg`` functions by name) whose result depends on the grouped values alone, never
+#: on the rows' index labels (``idxmax`` returns labels, ``cumsum``/``head``/``transform`` keep them)
+INDEX_FREE_FUNCS = frozenset({
+    "sum", "prod", "mean", "median", "count", "size", "min", "max", "std", "var", "sem", "first", "last",
+    "nunique", "quantile", "any", "all", "describe", "ohlc", "value_counts", "unique",
+})
+
+
+def index_free(spec: GroupSpec, call: tuple, meta: Any) -> bool:
+    """Whether ``call`` on whole groups gives the same result whatever the rows' index labels.
+
+    True when every key is a column of ``meta`` (the grouped frame's meta) or a
+    lazy key read by position, and the call names only functions of
+    :data:`INDEX_FREE_FUNCS` (no callables: a user's function may read
+    ``group.index``). A shuffle's pieces for such a call need not carry the index.
+
+    >>> import pandas as pd
+    >>> meta = pd.DataFrame({"k": [1], "x": [1.0]}).iloc[:0]
+    >>> index_free(GroupSpec(by="k"), ("agg", ({"x": ["sum", "max"]},), {}), meta)
+    True
+    >>> index_free(GroupSpec(by="k"), ("idxmax", (), {}), meta)
+    False
+    >>> index_free(GroupSpec(by="k"), ("agg", (lambda s: s.index[0],), {}), meta)
+    False
+    """
+    return _keys_by_value(spec, meta) and _names_index_free(call)
+
+
+def _keys_by_value(spec: GroupSpec, meta: Any) -> bool:
+    if spec.level is not None or spec.by is None or not isinstance(meta, pd.DataFrame):
+        return False
+    columns, names = meta.columns, set(meta.index.names)
+    for item in spec.by if type(spec.by) is list else [spec.by]:
+        if isinstance(item, Slot):
+            if spec.modes[item.i] == ALIGNED:  # aligned on the labels
+                return False
+        elif not is_label(item) or item not in columns or item in names:
+            return False
+    return True
+
+
+def _names_index_free(call: tuple) -> bool:
+    method, args, kwargs = call
+    if method not in ("agg", "aggregate"):
+        return method in INDEX_FREE_FUNCS
+    func = args[0] if args else None
+    if func is None:
+        return bool(kwargs) and all(_named_func(v) for v in kwargs.values())
+    if isinstance(func, dict):
+        return all(_func_list(f) for f in func.values())
+    return _func_list(func)
+
+
+def _func_list(func: Any) -> bool:
+    if isinstance(func, list):
+        return all(_func_list(f) for f in func) and bool(func)
+    if isinstance(func, tuple) and len(func) == 2:  # (output name, function) in a list
+        return _func_list(func[1])
+    return isinstance(func, str) and func in INDEX_FREE_FUNCS
+
+
+def _named_func(value: Any) -> bool:
+    """A named aggregation's ``(column, func)``, or a SeriesGroupBy's ``func``."""
+    if isinstance(value, tuple) and len(value) == 2:
+        return isinstance(value[1], str) and value[1] in INDEX_FREE_FUNCS
+    return isinstance(value, str) and value in INDEX_FREE_FUNCS
 
 
 def traveling_keys(spec: GroupSpec, part: Any, keys: Sequence[Any], travel: Sequence[int]) -> list:
@@ -194,8 +281,8 @@ def _array(values: Any) -> Any:
     return array.to_numpy() if isinstance(array, pd.arrays.NumpyExtensionArray) else array
 
 
-def concat_pieces(pieces: Sequence[tuple]) -> tuple:
-    """Pieces for one partition, end to end, element by element."""
+def concat_pieces(pieces: Sequence[tuple], ignore_index: bool = False) -> tuple:
+    """Pieces for one partition, end to end, element by element (renumbered from 0 with ``ignore_index``)."""
     if len(pieces) == 1:
         return pieces[0]
     out = []
@@ -209,7 +296,7 @@ def concat_pieces(pieces: Sequence[tuple]) -> tuple:
             out.append(type(first)._concat_same_type(list(parts)))
         else:
             kept = [p for p in parts if len(p)] or [first]
-            out.append(pd.concat(kept) if len(kept) > 1 else kept[0])
+            out.append(pd.concat(kept, ignore_index=ignore_index) if len(kept) > 1 else kept[0])
     return tuple(out)
 
 
@@ -248,12 +335,14 @@ def run_call(spec: GroupSpec, call: tuple, part: Any, keys: Sequence[Any], meta:
 
 class GroupReduce(ShuffleReduce, PandasOperator):
     """Reducer: this partition's pieces end to end (repeated rows dropped with ``distinct``, see
-    :class:`GroupCall`), then the call on whole groups."""
+    :class:`GroupCall`), then the call on whole groups. ``drop_index``: the pieces came without their
+    labels (:class:`KeySplit`), so they are renumbered, not concatenated label by label."""
 
-    params = ("spec", "call", "meta", "distinct")
+    params = ("spec", "call", "meta", "distinct", "drop_index")
+    drop_index = False
 
     def combine(self, pieces: list) -> Any:
-        part, *keys = concat_pieces(pieces)
+        part, *keys = concat_pieces(pieces, ignore_index=bool(self.drop_index))
         return run_call(self.spec, self.call, deduplicated(part, self.distinct), keys, self.meta)
 
 

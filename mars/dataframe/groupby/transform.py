@@ -13,8 +13,8 @@ aggregations):
   hash shuffle) carrying their positions; each partition runs pandas' call on
   whole groups; the result rows go back to the partition they came from and
   are put back in order. Keys that depend on the index travel as values,
-  since the reducer numbers its rows ``0..n-1`` to know where each result
-  row came from.
+  since the reducer may number its rows ``0..n-1`` to know where each result
+  row came from (a user's function sees the rows' own labels).
 
 The result keeps the input's partitions (and its partitioning token when
 every row stays). Rows with a NaN key (``dropna=True``) get what pandas gives
@@ -126,7 +126,8 @@ def _round_trip(op: GroupByRows, parts: list, rows: list) -> Tiled:
     meta = out.meta
     chunks = shuffle_chunks(
         [[pieces[i][r] for i in range(n)] for r in range(n)], n,
-        lambda r: CallAndReturn(spec=op.rt_spec, call=op.call, same_rows=op.same_rows, meta=meta),
+        lambda r: CallAndReturn(spec=op.rt_spec, call=op.call, same_rows=op.same_rows, meta=meta,
+                                labelled=_user_call(op.call)),
         lambda j: PutBack(meta=meta),
         [{"index": chunk_index_of(meta, j), "shape": chunk_shape_of(meta, rows[j]), "meta": meta} for j in range(n)],
         lambda r, j: {"index": (r, j), "shape": (np.nan,), "meta": None},
@@ -134,10 +135,23 @@ def _round_trip(op: GroupByRows, parts: list, rows: list) -> Tiled:
     return Tiled(chunks, nsplits_of(meta, rows))
 
 
-class CallAndReturn(ShuffleMap, PandasOperator):
-    """Whole groups in; the call's result rows out, cut by the partition each row came from."""
+def _user_call(call: tuple) -> bool:
+    """Whether ``call`` runs a user's function on the groups (which may read their index labels)."""
+    method, args, _ = call
+    return method in ("filter", "apply") or (method == "transform" and not isinstance(args[0], str))
 
-    params = ("spec", "call", "same_rows", "meta")
+
+class CallAndReturn(ShuffleMap, PandasOperator):
+    """Whole groups in; the call's result rows out, cut by the partition each row came from.
+
+    A user's function (``labelled``: ``filter``, ``apply``, a callable ``transform``) sees its groups under
+    their own index labels, as in pandas; a result row's origin is then its place (a ``same_rows`` result
+    is in row order) or its label. Other calls, and a user's function that keeps only some rows of a
+    partition holding repeated labels, run on rows numbered ``0..n-1``, the numbers naming their origin.
+    """
+
+    params = ("spec", "call", "same_rows", "meta", "labelled")
+    labelled = False
 
     def split(self, *pieces: Any) -> list:
         n = len(self.output_keys)
@@ -145,27 +159,44 @@ class CallAndReturn(ShuffleMap, PandasOperator):
         if len(part) == 0:
             return [None] * n
         labels = part.index
-        part = part.set_axis(pd.RangeIndex(len(part)), axis=0)
-        result = self._call(part, keys)
-        rows = result.index.to_numpy()
-        result = result.set_axis(labels.take(rows), axis=0)
+        if self.labelled and (self.same_rows or labels.is_unique):
+            result, rows = self._call(part, keys)
+        else:
+            result, rows = self._call(part.set_axis(pd.RangeIndex(len(part)), axis=0), keys)
+            result = result.set_axis(labels.take(rows), axis=0)
         at = pos[rows]
         return split_rows([result, at & _LOCAL], at >> POSITION_BITS, n)
 
-    def _call(self, part: Any, keys: list) -> Any:
-        """The call on rows ``0..n-1``; rows whose key ``dropna`` drops get pandas' NaN (or no row)."""
+    def _call(self, part: Any, keys: list) -> tuple[Any, np.ndarray]:
+        """The call, and per result row its row in ``part``; rows whose key ``dropna`` drops get pandas' NaN
+        (or no row)."""
         method, args, kwargs = self.call
         dropped = missing_rows(row_keys(self.spec, part, keys)) if self.spec.dropna else None
         if dropped is None or not dropped.any():
-            return getattr(self.spec.groupby(part, keys), method)(*args, **kwargs)
+            result = getattr(self.spec.groupby(part, keys), method)(*args, **kwargs)
+            return result, self._origins(result, part.index, np.arange(len(part)))
         # pandas fails on a partition holding only such rows: call it on the others, then put NaN rows in
         kept = np.flatnonzero(~dropped)
         if len(kept):
-            sub = self.spec.groupby(part.take(kept), [take_rows(k, kept) for k in keys])
-            result = getattr(sub, method)(*args, **kwargs)
+            sub = part.take(kept)
+            result = getattr(self.spec.groupby(sub, [take_rows(k, kept) for k in keys]), method)(*args, **kwargs)
+            rows = self._origins(result, sub.index, kept)
         else:
-            result = self.meta.iloc[:0]
-        return result.reindex(pd.RangeIndex(len(part))) if self.same_rows else result
+            result, rows = self.meta.iloc[:0], np.zeros(0, dtype=np.int64)
+        if not self.same_rows:
+            return result, rows
+        everything = result.set_axis(rows, axis=0).reindex(pd.RangeIndex(len(part)))
+        return everything.set_axis(part.index, axis=0), np.arange(len(part))
+
+    def _origins(self, result: Any, index: pd.Index, rows: np.ndarray) -> np.ndarray:
+        """Per row of ``result`` (called on rows ``rows`` of the partition, labelled ``index``), its row."""
+        if not self.labelled:  # the partition's rows were numbered 0..n-1: the labels are the rows
+            return result.index.to_numpy()
+        if self.same_rows:
+            if len(result) != len(index):
+                raise ValueError(f"{self.call[0]} gave {len(result)} rows for {len(index)}")
+            return rows
+        return rows[index.get_indexer(result.index)]
 
 
 class PutBack(ShuffleReduce, PandasOperator):
