@@ -100,3 +100,28 @@ def test_a_failing_computation_is_not_cached():
     with pytest.raises(KeyError):
         cache.get("k", lambda: pd.DataFrame()["missing"])
     assert cache.get("k", lambda: pd.Series([1.0])).tolist() == [1.0]
+
+
+def test_a_groupby_aggregation_infers_its_metas_once_per_exact_description(monkeypatch):
+    import mars.dataframe as md
+    from mars.dataframe.groupby.groupby import GroupBy
+
+    calls = []
+    real = GroupBy._agg_metas
+
+    def counted(self, *args):
+        calls.append(args[0])
+        return real(self, *args)
+
+    monkeypatch.setattr(GroupBy, "_agg_metas", counted)
+    monkeypatch.setattr("mars.dataframe.groupby.groupby.METAS", MetaCache())  # nothing from other tests
+    pdf = pd.DataFrame({"k": [1, 2, 1, 3], "v": [1.0, 2.0, 3.0, 4.0], "w": [4, 3, 2, 1]})
+    for chunk_size in (1, 3):
+        got = md.DataFrame(pdf, chunk_size=chunk_size).groupby("k").agg({"v": "sum", "w": "max"}).execute().fetch()
+        pd.testing.assert_frame_equal(got, pdf.groupby("k").agg({"v": "sum", "w": "max"}))
+    assert len(calls) == 1  # the second build found the first one's metas
+    md.DataFrame(pdf.astype({"w": "float64"})).groupby("k").agg({"v": "sum", "w": "max"})
+    assert len(calls) == 2  # another dtype: worked out again
+    for _ in range(2):  # a user's function is never cached
+        md.DataFrame(pdf).groupby("k").agg(lambda s: s.max())
+    assert len(calls) == 4

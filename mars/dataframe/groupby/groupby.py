@@ -21,13 +21,14 @@ import numpy as np
 import pandas as pd
 
 from ...core.entity import Tileable, has_unknown
+from ...core.tokenize import normalize
 from ...tensor.core import TensorData
 from ..core import DataFrame, PandasData, Series, as_pandas_data
 from ..custom_reduction import CustomReduction
 from ..datasource import from_pandas, from_tensor
 from ..indexing import SelectColumns
 from ..map import Slot
-from ..meta import empty_meta, fake
+from ..meta import METAS, empty_meta, fake, signature
 from .agg import GroupByAgg, keys_as_columns, sizes_as_frame
 from .keys import ALIGNED, INDEX, VALUES, GroupSpec
 from .named import call_on
@@ -237,13 +238,13 @@ class GroupBy:
         columns = self._travel_columns(extra)
         # the columns a dict or named aggregation reads are all its result depends on
         read = columns if extra is not None else None
-        meta = self._infer(lambda g: call_on(g, method, args, kwargs), user=user, columns=read)
         spec = self._spec
-        plan = index_meta = layout = None
-        if not user and isinstance(meta, (pd.DataFrame, pd.Series)):
-            index_meta = meta if spec.as_index else self._infer(lambda g: call_on(g, method, args, kwargs),
-                                                                 as_index=True, columns=read)
-            plan = tree_plan(method, args, kwargs, self._values_meta(read), index_meta)
+        metas = METAS.get(self._metas_key(method, args, kwargs, user, read),
+                          lambda: self._agg_metas(method, args, kwargs, user, read))
+        meta, index_meta, values_meta = metas
+        plan = layout = None
+        if values_meta is not None:
+            plan = tree_plan(method, args, kwargs, values_meta, index_meta)
             if not spec.as_index:
                 layout = sizes_as_frame if method == "size" else keys_as_columns
         op = GroupByAgg(spec=spec, call=(method, args, kwargs), plan=plan,
@@ -252,6 +253,24 @@ class GroupBy:
         data = self._source_reading(columns)
         shape = (np.nan, meta.shape[1]) if isinstance(meta, pd.DataFrame) else (np.nan,)
         return op.new_pandas([data] + self._keys, meta, shape)
+
+    def _agg_metas(self, method: str, args: tuple, kwargs: dict, user: bool, read: list | None) -> tuple:
+        """The aggregation's meta, with the index meta and the values' meta its tree plan reads (or None, None)."""
+        meta = self._infer(lambda g: call_on(g, method, args, kwargs), user=user, columns=read)
+        if user or not isinstance(meta, (pd.DataFrame, pd.Series)):
+            return meta, None, None
+        index_meta = meta if self._spec.as_index else self._infer(lambda g: call_on(g, method, args, kwargs),
+                                                                  as_index=True, columns=read)
+        return meta, index_meta, self._values_meta(read)
+
+    def _metas_key(self, method: str, args: tuple, kwargs: dict, user: bool, read: list | None) -> tuple | None:
+        """What :meth:`_agg_metas` depends on, or None where it cannot be told exactly (a user's function)."""
+        if user:
+            return None
+        sigs = (signature(self._data.meta),) + tuple(signature(k.meta) for k in self._keys)
+        if None in sigs:
+            return None
+        return ("groupby-agg", sigs, normalize((self._spec, method, args, kwargs, read)))
 
     def _source_reading(self, columns: list | None) -> PandasData:
         """The data, or its source reading only ``columns`` when it can (a file read skips the others)."""
