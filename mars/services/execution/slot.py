@@ -47,6 +47,8 @@ class SlotRunnerActor(mo.Actor):
         #: and those on their way: (session, key) -> (task, the call's future, the key's place in its answer)
         self._pending: dict[_Key, tuple[str, asyncio.Future, int]] = {}
         self._fetching: set[asyncio.Future] = set()
+        #: batches read their inputs and go to the thread one after the other, in the order they came
+        self._order = asyncio.Lock()
         #: the statistical profile of what this slot's subtasks ran (see profiler.py)
         self._sampler = StackSampler(root=_run_one.__code__)
 
@@ -64,12 +66,22 @@ class SlotRunnerActor(mo.Actor):
         self._pool.shutdown(wait=False)
         self._sampler.close()
 
+    @mo.no_lock
     async def run(self, specs: list[SubtaskSpec], ahead: FetchAhead | None = None) -> list[SlotOutcome]:
-        """Run ``specs``; ``ahead`` names inputs of queued subtasks to read with theirs (see :class:`FetchAhead`)."""
-        remote = await self._fetch_remote(specs, ahead)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, _run_batch, specs, remote, self._prefix, self._cancelled,
-                                          self._sampler, holder_name(self.address, self.uid))
+        """Run ``specs``; ``ahead`` names inputs of queued subtasks to read with theirs (see :class:`FetchAhead`).
+
+        The worker sends the next batch while one runs: its inputs are read
+        meanwhile, and the slot's one thread goes on to it as soon as the
+        batch before ends, with no round trip through the worker between them.
+        Batches read and start in the order they came (their reads ahead were
+        planned in that order).
+        """
+        async with self._order:
+            remote = await self._fetch_remote(specs, ahead)
+            done = asyncio.get_running_loop().run_in_executor(
+                self._pool, _run_batch, specs, remote, self._prefix, self._cancelled, self._sampler,
+                holder_name(self.address, self.uid))
+        return await done
 
     @mo.no_lock
     async def host_copies(self, keys: list[str]) -> list[StoredObject]:

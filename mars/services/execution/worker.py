@@ -3,7 +3,12 @@
 The supervisor sends batches of :class:`SubtaskSpec`; they wait in one queue
 ordered by priority; whenever a slot is free it gets the next spec, or a few
 at once when subtasks are tiny (so that the hop to the slot process is not
-the bottleneck). Finished subtasks are registered with the worker's storage
+the bottleneck). While subtasks are short (under 50 ms on average), a CPU
+slot holds two batches: the one it runs and the next,
+sent while it runs, which its thread starts as soon as the first ends (the
+answer, this loop and the next call are then off the slot's path). When a
+slot's process ends, the batch it ran fails and the one behind it, which never
+started, is queued again. Finished subtasks are registered with the worker's storage
 and reported back to the supervisor that sent them, batched by event-loop turn.
 
 Memory (see :mod:`.memory`): a spec starts only when its estimated need fits
@@ -80,8 +85,15 @@ _REPORT_VALUE_BELOW = 64 * 1024
 _REVIVE_TIMEOUT = 120.0
 #: how long a slot whose connection closed has to be seen ending (its main pool joins it) to count as dead
 _EXIT_SEEN_TIMEOUT = 10.0
+#: batches a CPU slot holds at once: the one it runs and the next, sent while it runs (see _pump_lane)
+_CPU_DEPTH = 2
+#: ... only while subtasks take less than this on average (seconds): the round trip saved is a few ms, and a
+#: batch sent behind a long one waits for it even when another slot becomes idle first
+_BEHIND_BELOW = 0.05
 
 _Unit = tuple[tuple, int, list[SubtaskSpec], mo.ActorRef]
+#: how a slot call fails when the slot's process ended
+_GONE = (mo.ServerClosed, ConnectionError)
 
 
 @dataclass
@@ -89,11 +101,14 @@ class Lane:
     """The slots of one kind (CPU or GPU) and the queue of units only they run."""
 
     slots: list[mo.ActorRef]
+    #: batches each slot holds at once (the one it runs, and those sent to wait behind it)
+    depth: int = 1
     queue: list[_Unit] = field(default_factory=list)
+    #: one entry per batch a slot may take now; a slot with room for two is listed twice
     free: list[mo.ActorRef] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.free = list(reversed(self.slots))
+        self.free = list(reversed(self.slots)) * self.depth  # popped from the end: idle slots first
 
     def drop(self, gone: Callable[[list[SubtaskSpec]], bool]) -> int:
         """Drop the queued units ``gone`` says; returns how many."""
@@ -112,6 +127,10 @@ class InHand:
     need: Need
     #: the slot's process when the batch started (None: unknown, or this process)
     pid: int | None = None
+    #: the queued units the batch was made of (queued again when it never started: see _run_on)
+    units: list[_Unit] = field(default_factory=list)
+    #: when it was sent, or when the batch ahead of it in its slot ended
+    sent_at: float = 0.0
 
 
 class ExecutionActor(mo.Actor):
@@ -146,7 +165,7 @@ class ExecutionActor(mo.Actor):
         self._slots = list(slots) + list(gpu_slots)
         self._worker_address = worker_address  # as other nodes reach it (advertised)
         #: CPU slots run CPU subtasks, GPU slots (one per device) GPU subtasks; with no GPU slot, all go to CPU
-        self._lanes = {False: Lane(list(slots)), True: Lane(list(gpu_slots))}
+        self._lanes = {False: Lane(list(slots), _CPU_DEPTH), True: Lane(list(gpu_slots))}
         self._cache = cache if isinstance(cache, ChunkCache) else ChunkCache(cache)
         self._store = self._cache.store
         #: units of work by priority: one spec, or a chained graph's specs (run together, in order)
@@ -156,7 +175,11 @@ class ExecutionActor(mo.Actor):
         self._running = 0
         self._avg_cost = float("inf")
         self._tasks: set[asyncio.Task] = set()
+        #: the batch each slot runs, and the next one it was sent (waiting behind it, in the slot)
         self._in_hand: dict[tuple[str, str], InHand] = {}
+        self._behind: dict[tuple[str, str], InHand] = {}
+        #: slots whose process failed or was stopped: no work until it answers again (see _revive)
+        self._down: set[tuple[str, str]] = set()
         self._slot_pids = slot_pids
         self._cancel_grace = cancel_grace
         self._slot_prefixes = slot_prefixes or {}
@@ -274,9 +297,10 @@ class ExecutionActor(mo.Actor):
 
     def stats(self) -> dict:
         lanes = self._lanes.values()
+        idle = [s for s in self._slots if not self._n_hands(_sid(s)) and _sid(s) not in self._down]
         figures = {"n_slots": len(self._slots), "n_running": self._running,
                    "n_queued": sum(len(lane.queue) for lane in lanes),
-                   "n_free_slots": sum(len(lane.free) for lane in lanes), "n_gpu_slots": len(self._lanes[True].slots)}
+                   "n_free_slots": len(idle), "n_gpu_slots": len(self._lanes[True].slots)}
         if self._guard is not None:
             figures.update(self._guard.stats())
         figures.update(self._stream.stats())
@@ -314,17 +338,22 @@ class ExecutionActor(mo.Actor):
             self._pump_lane(lane)
 
     def _pump_lane(self, lane: Lane) -> None:
+        """Hand queued units to slots with room. A CPU slot is sent the next batch while it runs one: the
+        round trip between two batches (the slot's answer, this loop, the next call) is then off its path."""
         while lane.free and lane.queue:
+            if self._avg_cost > _BEHIND_BELOW and all(self._n_hands(_sid(s)) for s in lane.free):
+                return  # long subtasks: a batch sent behind one could wait while another slot idles
             taken = self._take_batch(lane)
             if taken is None:
                 return  # the next unit waits for memory
-            batch, need = taken
+            batch, need, units = taken
             if not batch:
                 continue
             slot = self._pick_slot(lane, batch)
             self._running += len(batch)
-            hand = InHand(slot, batch, need, self._pid_of(slot))
-            self._in_hand[(slot.address, slot.uid)] = hand
+            hand = InHand(slot, batch, need, self._pid_of(slot), units, time.time())
+            key = _sid(slot)
+            (self._behind if key in self._in_hand else self._in_hand)[key] = hand
             for spec, _ in batch:
                 self._store.pin(spec.session_id, spec.subtask.input_keys)
             self._cache.reserve(need.outputs)
@@ -332,13 +361,14 @@ class ExecutionActor(mo.Actor):
             if self._guard is not None:
                 self._guard.wake()
 
-    def _take_batch(self, lane: Lane) -> tuple[list[tuple[SubtaskSpec, mo.ActorRef]], Need] | None:
-        """The next units of ``lane`` for one slot, or None when the first may not start yet (memory)."""
+    def _take_batch(self, lane: Lane) -> tuple[list[tuple[SubtaskSpec, mo.ActorRef]], Need, list[_Unit]] | None:
+        """The next units of ``lane`` for one slot (the batch, its need, the units), or None when the first
+        may not start yet (memory)."""
         queue = lane.queue
         while queue and self._is_cancelled(queue[0][2]):
             heapq.heappop(queue)
         if not queue:
-            return [], Need(0, 0, 0.0)
+            return [], Need(0, 0, 0.0), []
         need = estimate(queue[0][2], self._store)
         if not self._admits(need, queue[0][2]):
             return None
@@ -350,6 +380,7 @@ class ExecutionActor(mo.Actor):
         elif self._avg_cost < _BATCH_BELOW_SECONDS:
             size = max(1, min(_MAX_BATCH, len(queue) // (2 * len(lane.slots))))
         batch: list[tuple[SubtaskSpec, mo.ActorRef]] = []
+        units: list[_Unit] = []
         # a batch's outputs are registered when it ends: they must fit in the cache together (a GPU
         # slot's stay in device memory, and its partial results are estimated far above what they are)
         max_bytes = 1 << 62 if lane is self._lanes[True] else min(_BATCH_BYTES, max(self._cache.room(), 0))
@@ -364,11 +395,13 @@ class ExecutionActor(mo.Actor):
                     break
                 need = Need(max(need.loaded, more.loaded), need.outputs + more.outputs, max(need.factor, more.factor),
                             need.inputs + more.inputs)
-            _, _, unit, reply_to = heapq.heappop(queue)
+            entry = heapq.heappop(queue)
+            units.append(entry)
+            _, _, unit, reply_to = entry
             for spec in unit:
                 self._attach_local_inputs(spec)
                 batch.append((spec, reply_to))
-        return batch, need
+        return batch, need, units
 
     def _is_cancelled(self, unit: list[SubtaskSpec]) -> bool:
         return (unit[0].session_id, unit[0].task_id) in self._cancelled
@@ -379,7 +412,7 @@ class ExecutionActor(mo.Actor):
             self._cache.spill_if_needed(extra=need.outputs)  # room for it is made ahead
             if self._in_hand or self._cache.busy:
                 return False  # what runs, or the spills under way, will make room
-        if not self._in_hand:
+        if not self._in_hand and not self._behind:
             if self._guard is not None:
                 self._guard.check_alone(need, unit)
             return True
@@ -387,9 +420,10 @@ class ExecutionActor(mo.Actor):
             return True
         if self._guard.level >= SOFT:
             return False
-        running = sum(h.need.total for h in self._in_hand.values())
+        hands = [*self._in_hand.values(), *self._behind.values()]
+        running = sum(h.need.total for h in hands)
         return self._guard.budget.admits(need.total, running, self._store.shared_bytes + self._cache.reserved,
-                                         len(self._in_hand))
+                                         len(hands))
 
     def _attach_local_inputs(self, spec: SubtaskSpec) -> None:
         for key in spec.subtask.input_keys:
@@ -399,14 +433,24 @@ class ExecutionActor(mo.Actor):
 
     # ------------------------------------------------------------------ reading ahead
     def _pick_slot(self, lane: Lane, batch: list[tuple[SubtaskSpec, mo.ActorRef]]) -> mo.ActorRef:
-        """A free slot of ``lane``: the one holding most of the batch's inputs read ahead, else the last freed."""
-        if len(lane.free) > 1 and not self._ahead.empty:
+        """A slot of ``lane`` with room, holding the fewest batches: of those, the one holding most of the
+        batch's inputs read ahead, else the last freed."""
+        free = lane.free
+        if len(free) == 1:
+            return free.pop()
+        loads = [self._n_hands(_sid(s)) for s in free]
+        least = min(loads)
+        fits = [i for i, n in enumerate(loads) if n == least]
+        if len(fits) > 1 and not self._ahead.empty:
             specs = [spec for spec, _ in batch]
-            counts = [self._ahead.held_by((s.address, s.uid), specs) for s in lane.free]
+            counts = [self._ahead.held_by(_sid(free[i]), specs) for i in fits]
             best = max(range(len(counts)), key=counts.__getitem__)
             if counts[best]:
-                return lane.free.pop(best)
-        return lane.free.pop()
+                return free.pop(fits[best])
+        return free.pop(fits[-1])
+
+    def _n_hands(self, key: tuple[str, str]) -> int:
+        return (key in self._in_hand) + (key in self._behind)
 
     def _plan_ahead(self, lane: Lane, slot: mo.ActorRef, specs: list[SubtaskSpec]) -> FetchAhead | None:
         """What ``slot`` reads ahead with ``specs`` (see ahead.py); the cache's reservations follow."""
@@ -448,52 +492,100 @@ class ExecutionActor(mo.Actor):
             logger.debug("could not drop inputs read ahead on slot %s: %s", slot.address, e)
 
     async def _run_on(self, hand: InHand, ahead: FetchAhead | None = None) -> None:
-        slot, batch = hand.slot, hand.batch
-        specs = [spec for spec, _ in batch]
+        slot = hand.slot
+        key = _sid(slot)
+        specs = [spec for spec, _ in hand.batch]
         crashed = False
-        sent_at = time.time()
+        outcomes: list[SlotOutcome] | None = None
         try:
             lost = await self._inputs_on_host(specs, slot)
             if lost is not None:
-                outcomes: list[SlotOutcome] = [SlotOutcome(s.index, s.task_id, error=lost) for s in specs]
+                outcomes = [SlotOutcome(s.index, s.task_id, error=lost) for s in specs]
             else:
                 outcomes = await (slot.run(specs, ahead) if ahead is not None else slot.run(specs))
                 # the worker killed it just as it finished: its outcomes stand, the slot restarts
-                crashed = self._stopped(slot) is not None
+                crashed = self._in_hand.get(key) is hand and self._stopped(slot) is not None
         except Exception as e:  # noqa: BLE001 - a slot process died or failed: every subtask in hand fails
             crashed = True
-            error = self._stopped(slot)
-            killed = error is not None
-            if error is None:
-                error = await self._death(hand, e)
-            if error is None:
-                logger.warning("slot %s failed running %d subtasks: %s", slot.address, len(specs), e)
-            # a memory stop or a crash is the subtask's own failure, not its worker's: it carries a "traceback"
-            # (the supervisor retries failures without one elsewhere, and this one would fail again)
-            by = "the worker killed the slot process" if killed else "the slot process died"
-            why = f"{type(error).__name__}: {error}\n(no traceback: {by})" if error else ""
-            outcomes = [SlotOutcome(s.index, s.task_id, error=error or e, traceback=why) for s in specs]
+            # a batch sent behind the one its slot ran when the process ended never started: it is queued again
+            if self._in_hand.get(key) is hand or not (key in self._down or isinstance(e, _GONE)):
+                outcomes = await self._failed(hand, e)
         finally:
             self._running -= len(specs)
-            del self._in_hand[(slot.address, slot.uid)]
-            for spec in specs:
-                self._store.unpin(spec.session_id, spec.subtask.input_keys)
+            if crashed:
+                self._mark_down(slot)
+            self._let_go(hand)
+        if outcomes is None:
+            self._requeue(hand)
+        else:
+            self._finish(hand, outcomes)
+        self._settle(slot)
+
+    async def _failed(self, hand: InHand, e: Exception) -> list[SlotOutcome]:
+        """The outcomes of a batch whose slot call failed: each subtask fails with the reason, when known."""
+        slot = hand.slot
+        error = self._stopped(slot)
+        killed = error is not None
+        if error is None:
+            error = await self._death(hand, e)
+        if error is None:
+            logger.warning("slot %s failed running %d subtasks: %s", slot.address, len(hand.batch), e)
+        # a memory stop or a crash is the subtask's own failure, not its worker's: it carries a "traceback"
+        # (the supervisor retries failures without one elsewhere, and this one would fail again)
+        by = "the worker killed the slot process" if killed else "the slot process died"
+        why = f"{type(error).__name__}: {error}\n(no traceback: {by})" if error else ""
+        return [SlotOutcome(s.index, s.task_id, error=error or e, traceback=why) for s, _ in hand.batch]
+
+    def _mark_down(self, slot: mo.ActorRef) -> None:
+        """The slot's process failed or was stopped: it takes no batch until it answers again."""
+        self._down.add(_sid(slot))
+        lane = self._lane_of(slot)
+        lane.free = [s for s in lane.free if s is not slot]
+
+    def _let_go(self, hand: InHand) -> None:
+        """The slot call of ``hand`` ended: the batch behind it in its slot (if any, and the slot is up) runs now."""
+        key = _sid(hand.slot)
+        for spec, _ in hand.batch:
+            self._store.unpin(spec.session_id, spec.subtask.input_keys)
+        if self._in_hand.get(key) is hand:
+            del self._in_hand[key]
+            nxt = self._behind.get(key)
+            if nxt is not None and key not in self._down:
+                del self._behind[key]
+                nxt.sent_at = max(nxt.sent_at, time.time())  # it waited for the slot, not for its inputs
+                self._in_hand[key] = nxt
+        elif self._behind.get(key) is hand:
+            del self._behind[key]
+
+    def _requeue(self, hand: InHand) -> None:
+        lane = self._lane_of(hand.slot)
+        for unit in hand.units:
+            heapq.heappush(lane.queue, unit)
+        self._cache.release(hand.need.outputs)
+
+    def _finish(self, hand: InHand, outcomes: list[SlotOutcome]) -> None:
+        """Record and report what the batch of ``hand`` ran."""
         cost = sum(o.duration for o in outcomes) / max(len(outcomes), 1)
         self._avg_cost = cost if self._avg_cost == float("inf") else 0.8 * self._avg_cost + 0.2 * cost
         by_id = {(o.task_id, o.index): o for o in outcomes}
-        self._record(hand, sent_at, by_id)
-        for spec, reply_to in batch:
+        self._record(hand, hand.sent_at, by_id)
+        for spec, reply_to in hand.batch:
             outcome = by_id.get((spec.task_id, spec.index))
             if outcome is not None:  # none: skipped after an earlier failure in its chain
                 self._report(spec, reply_to, outcome)
         adopt_moved(self._cache, [m for o in outcomes for m in o.moved])
         self._cache.release(hand.need.outputs)
-        if crashed:
-            self._cache.release(self._ahead.forget_slot((slot.address, slot.uid)))
+
+    def _settle(self, slot: mo.ActorRef) -> None:
+        """A batch came back from ``slot``: it has room again; or, when its process failed, once the last
+        batch it held is back, what it left is cleaned up and it is started again."""
+        key = _sid(slot)
+        if key not in self._down:
+            self._lane_of(slot).free.append(slot)
+        elif not self._n_hands(key):
+            self._cache.release(self._ahead.forget_slot(key))
             self._sweep(slot)
             self._spawn(self._revive(slot))
-        else:
-            self._lane_of(slot).free.append(slot)
         self._pump()
 
     async def _inputs_on_host(self, specs: list[SubtaskSpec], slot: mo.ActorRef) -> BaseException | None:
@@ -563,7 +655,7 @@ class ExecutionActor(mo.Actor):
     async def _death(self, hand: InHand, error: Exception) -> SlotDied | None:
         """The error naming how the slot process of ``hand`` ended, when its call failed as it died; None when
         it did not end (the call failed otherwise) or this worker cannot tell."""
-        if hand.pid is None or not isinstance(error, (mo.ServerClosed, ConnectionError)):
+        if hand.pid is None or not isinstance(error, _GONE):
             return None
         code = await sub_pool_exit(self.address, hand.pid, _EXIT_SEEN_TIMEOUT)
         if code is None:
@@ -598,7 +690,10 @@ class ExecutionActor(mo.Actor):
                                  slot.address, _REVIVE_TIMEOUT, e)
                     return
                 await asyncio.sleep(0.1)
-        self._lane_of(slot).free.append(slot)
+        key = _sid(slot)
+        self._down.discard(key)
+        lane = self._lane_of(slot)
+        lane.free.extend([slot] * (lane.depth - self._n_hands(key)))
         self._pump()
 
     def _report(self, spec: SubtaskSpec, reply_to: mo.ActorRef, outcome: SlotOutcome) -> None:
@@ -639,6 +734,10 @@ class ExecutionActor(mo.Actor):
             await reply_to.subtasks_done(reports)
         except Exception as e:  # noqa: BLE001 - the supervisor went away; its tasks are gone with it
             logger.warning("could not report %d subtasks to %s: %s", len(reports), reply_to, e)
+
+
+def _sid(slot: mo.ActorRef) -> tuple[str, str]:
+    return slot.address, slot.uid
 
 
 def _exit_text(code: int) -> str:
