@@ -47,6 +47,11 @@ from .concat import join_many
 from .core import DataFrame, PandasData, PandasOperator, Series, nsplits_of
 from .datasource import from_pandas
 from .map import map_partitions
+from .merge_names import (
+    labels_for_empty_side,
+    needs_whole_label_side,
+    with_result_index,
+)
 from .merge_order import (
     Conform,
     MatchedRows,
@@ -55,6 +60,7 @@ from .merge_order import (
     WithPositions,
     final_form,
     ordered_by_position,
+    ordered_in_meta_dtypes,
 )
 from .merge_semi import semi_filtered
 from .merge_table import BuildKeyTable, PartnerCount, TableMerge
@@ -287,10 +293,8 @@ class MergeChunk(PandasOperator):
         left, right = semi_filtered(left, right, self.kwargs)
         result = pd.merge(left, right, **self.kwargs)
         side = {"left": left, "right": right}.get(self.na_labels)
-        if side is not None and not len(side) and len(result):
-            na = pd.NaT if side.index.dtype.kind in "mM" else np.nan
-            with_na = fake(side.index, 1).append(pd.Index([na]))  # the dtype pandas' labels take with NA
-            result.index = with_na.take(np.ones(len(result), dtype=np.int64))
+        if side is not None and not len(side):
+            result.index = labels_for_empty_side(side.index, len(result))
         return result
 
 
@@ -304,6 +308,8 @@ class Merge(PandasOperator):
     def tile(cls, op: Merge) -> Generator[Any, Any, Tiled]:
         left, right = op.inputs
         lrows, rrows = yield from known_rows_of(left, right)
+        op.outputs[0].meta = with_result_index(op.outputs[0].meta, op.kwargs, left.meta, right.meta, sum(lrows),
+                                               sum(rrows))
         strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
         if strategy == "hash":
             return (yield from _tile_hash(op, lrows, rrows))
@@ -329,7 +335,7 @@ def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: Panda
     how, sort = kwargs["how"], kwargs["sort"]
     if how == "cross":
         return "broadcast_right"
-    if len(lrows) == 1 and len(rrows) == 1:
+    if (len(lrows) == 1 and len(rrows) == 1) or needs_whole_label_side(kwargs, left.meta, right.meta):
         return "single"
     level_join = _level_join(kwargs, left.meta, right.meta)
     if level_join is not None:
@@ -407,18 +413,12 @@ def _broadcastable(small_meta: pd.DataFrame, small_rows: Sequence[int], big_rows
 
 
 def _na_labels(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> str | None:
-    """The side whose labels (NA where it lacks a row) make the index, when a partition of it may be empty.
-
-    (With a MultiIndex pandas fills no NA but repeats the last label of the
-    whole side, which partitions cannot know: left as they come.)
-    """
+    """The label side (see :mod:`.merge_names`), when a partition of it may be empty and the whole is not."""
     kwargs = op.kwargs
-    if any(isinstance(d.meta.index, pd.MultiIndex) for d in op.inputs):
-        return None
     how = kwargs["how"]
-    if kwargs["right_index"] and not kwargs["left_index"] and how in ("right", "outer") and sum(lrows):
+    if kwargs["right_index"] and not kwargs["left_index"] and how in ("right", "outer", "inner") and sum(lrows):
         return "left"
-    if kwargs["left_index"] and not kwargs["right_index"] and how in ("left", "outer") and sum(rrows):
+    if kwargs["left_index"] and not kwargs["right_index"] and how in ("left", "outer", "inner") and sum(rrows):
         return "right"
     return None
 
@@ -537,12 +537,24 @@ def _renumbered_only(op: Merge) -> bool:
     """Whether the merged partitions need only their rows numbered across (no dtype settled afterwards).
 
     An inner join of columns adds no missing values, so plain numeric dtypes
-    are the same in every partition and as the metadata says (others, e.g.
-    datetimes' units, are checked by :func:`_finish`): only the index needs
-    numbering, which a chain of row counts does without a tiling stage.
+    are the same in every partition and as the metadata says: only the index
+    needs numbering, which a chain of row counts does without a tiling stage
+    (the stage that would fetch each partition's dtypes first is a round trip
+    to the workers per merge on a cluster). Datetimes, timedeltas and pandas'
+    ``str`` keep their dtype too, but a key column shared by the two sides
+    takes the dtype of whichever side has rows (``datetime64[s]`` or
+    ``[us]``): with those, every key pair must have one dtype. Others
+    (categoricals, objects) are settled by :func:`_finish`.
     """
-    plain = all(isinstance(d, np.dtype) and d.kind in "biufc" for d in op.outputs[0].meta.dtypes)
-    return _numbered(op.kwargs) and plain and op.kwargs["how"] == "inner" and not op.kwargs.get("indicator")
+    kwargs, meta = op.kwargs, op.outputs[0].meta
+    if not _numbered(kwargs) or kwargs["how"] != "inner" or kwargs.get("indicator"):
+        return False
+    if all(isinstance(d, np.dtype) and d.kind in "biufc" for d in meta.dtypes):
+        return True
+    lmeta, rmeta = (d.meta for d in op.inputs)
+    same_keys = all(_key_dtype(lmeta, lk) == _key_dtype(rmeta, rk) for lk, rk in zip(op.keys.left, op.keys.right))
+    return same_keys and all(isinstance(d, pd.StringDtype) or (isinstance(d, np.dtype) and d.kind in "biufcmM")
+                             for d in meta.dtypes)
 
 
 def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int]) -> Generator[Any, Any, Tiled]:
@@ -584,6 +596,8 @@ def _tile_hash(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> Generat
     merged_meta = empty_meta(pd.merge(lparts[0].meta, rparts[0].meta, **kwargs))
     merged = _merge_chunks(op, list(zip(lparts, rparts)), merged_meta, lrows, rrows)
     total = sum(lrows if follow_left else rrows)
+    if _renumbered_only(op):
+        return ordered_in_meta_dtypes(out, merged, merged_meta, position, total)
     return (yield from ordered_by_position(out, merged, merged_meta, position, total,
                                            _index_names(op, lrows, rrows), _numbered(kwargs)))
 
@@ -604,7 +618,7 @@ def _tile_broadcast_left_ordered(op: Merge, lrows: Sequence[int], rrows: Sequenc
                                                      meta=meta)
     inner = dict(kwargs, how="inner")
     merged_meta = empty_meta(pd.merge(meta, right.meta, **inner))
-    merge_op = MergeChunk(kwargs=inner, na_labels=None)
+    merge_op = MergeChunk(kwargs=inner, na_labels=_na_labels(op, lrows, rrows))
     merged = [merge_op.copy().new_chunk([placed, rc], index=(i, 0), shape=(np.nan, merged_meta.shape[1]),
                                         meta=merged_meta) for i, rc in enumerate(right.chunks)]
     if kwargs["how"] == "left":
@@ -613,6 +627,8 @@ def _tile_broadcast_left_ordered(op: Merge, lrows: Sequence[int], rrows: Sequenc
         merged.append(UnmatchedRows(kwargs=kwargs).new_chunk(
             [placed, right.chunks[0], *masks], index=(len(merged), 0), shape=(np.nan, merged_meta.shape[1]),
             meta=merged_meta))
+    # no ordered_in_meta_dtypes here: merged partitions of two tables sorted alike (TPC-H's lineitem and
+    # orders) follow one another, and the fetched spans then skip the shuffle
     return (yield from ordered_by_position(op.outputs[0], merged, merged_meta, _LPOS, sum(lrows),
                                            _index_names(op, lrows, rrows), _numbered(kwargs)))
 
@@ -689,7 +705,8 @@ def merge(left: Any, right: Any, how: str = "inner", on: Any = None, left_on: An
     lframe, rframe = _lazy_frame(left), _lazy_frame(right)
     kwargs = _resolved(kwargs, lframe.meta, rframe.meta)
     op = Merge(kwargs=kwargs, keys=join_keys(lframe.meta, rframe.meta, kwargs))
-    return op.new_pandas([lframe.data, rframe.data], empty_meta(meta), (np.nan, meta.shape[1]))
+    meta = with_result_index(empty_meta(meta), kwargs, lframe.meta, rframe.meta)  # pandas' for non-empty sides
+    return op.new_pandas([lframe.data, rframe.data], meta, (np.nan, meta.shape[1]))
 
 
 def _df_merge(self: DataFrame, right: Any, how: str = "inner", on: Any = None, left_on: Any = None,

@@ -32,6 +32,7 @@ from ..core.operator import Fetch, Tiled
 from ..core.shuffle import ShuffleMap, ShuffleReduce, shuffle_chunks
 from ..tensor.chunks import offsets
 from .core import PandasOperator, nsplits_of
+from .rows import renumber_rows
 
 __all__: list[str] = []
 
@@ -130,6 +131,16 @@ class PositionSplit(ShuffleMap, PandasOperator):
         return [part.iloc[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+class PositionRangeSplit(ShuffleMap, PandasOperator):
+    """A merged partition (in position order) cut at the position ``bounds``: one run per output partition."""
+
+    params = ("position", "bounds")
+
+    def split(self, part: pd.DataFrame) -> list:
+        cuts = np.searchsorted(part[self.position].to_numpy(), self.bounds, side="left").tolist()
+        return [part.iloc[a:b] for a, b in itertools.pairwise([0, *cuts, len(part)])]
+
+
 class PositionOrder(ShuffleReduce, PandasOperator):
     """One output partition: the runs of one position range, in position order, in final form.
 
@@ -186,7 +197,7 @@ def ordered_by_position(out: Any, merged: list, merged_meta: pd.DataFrame, posit
     result's index names (None: a default index, numbered across).
     """
     n = len(merged)
-    bounds = np.array([total * p // n for p in range(1, n)], dtype=np.int64)
+    bounds = _position_bounds(total, n)
     info_chunks = [MergeInfo(position=position, bounds=bounds).new_chunk([c], index=(i,), shape=(), meta=None)
                    for i, c in enumerate(merged)]
     yield merged
@@ -211,6 +222,32 @@ def ordered_by_position(out: Any, merged: list, merged_meta: pd.DataFrame, posit
         lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": merged_meta},
     )
     return Tiled(chunks, nsplits_of(meta, sizes.tolist()))
+
+
+def _position_bounds(total: int, n: int) -> np.ndarray:
+    """Where ``n`` output partitions of ``total`` positions start (the first's start, 0, left out)."""
+    return np.array([total * p // n for p in range(1, n)], dtype=np.int64)
+
+
+def ordered_in_meta_dtypes(out: Any, merged: list, merged_meta: pd.DataFrame, position: str, total: int) -> Tiled:
+    """:func:`ordered_by_position` for a result numbered from 0 whose partitions all have ``out``'s dtypes.
+
+    Nothing is fetched first, so no tiling stage waits for the merges: each
+    partition is cut at fixed position bounds whatever its rows (the shuffle
+    runs even where the partitions' spans already follow one another), and
+    the rows are numbered by a chain of row counts.
+    """
+    n, meta = len(merged), out.meta
+    bounds = _position_bounds(total, n)
+    form = FinalForm(tuple(meta.dtypes), None, None)
+    chunks = shuffle_chunks(
+        merged, n,
+        lambda m: PositionRangeSplit(position=position, bounds=bounds),
+        lambda r: PositionOrder(position=position, form=form, start=None),
+        [{"index": (r, 0), "shape": (np.nan, meta.shape[1]), "meta": meta} for r in range(n)],
+        lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": merged_meta},
+    )
+    return Tiled(*renumber_rows(chunks, meta))
 
 
 # ----------------------------------------------------------------- a small left side broadcast

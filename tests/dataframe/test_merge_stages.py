@@ -1,0 +1,120 @@
+"""An inner merge of columns whose dtypes the metadata gives runs without a tiling stage of its own.
+
+Each tiling stage is a round trip to the workers on a cluster; a merge used
+to run its partitions in one and fetch their dtypes and sizes in a second.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from df_testing import _check_meta, assert_eq, lazy, partitionings
+
+import mars.dataframe as md
+from mars.core.options import option_context
+from mars.session import Session
+
+merge_module = sys.modules["mars.dataframe.merge"]
+NL, NR = 12, 9
+
+
+@pytest.fixture
+def stages(monkeypatch):
+    """The op names of the chunks of each stage the session runs while tiling."""
+    seen: list[list[str]] = []
+    run_stage = Session._run_stage
+
+    def recording(self, chunks, want, keys, cancel):
+        seen.append(sorted(type(c.op).__name__ for c in chunks))
+        return run_stage(self, chunks, want, keys, cancel)
+
+    monkeypatch.setattr(Session, "_run_stage", recording)
+    return seen
+
+
+@pytest.fixture
+def strategies(monkeypatch):
+    """The join strategies chosen."""
+    seen: list[str] = []
+    choose = merge_module.choose_strategy
+
+    def spy(*args):
+        seen.append(choose(*args))
+        return seen[-1]
+
+    monkeypatch.setattr(merge_module, "choose_strategy", spy)
+    return seen
+
+
+def _frames(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Strings, datetimes and timedeltas beside int keys (with duplicates and keys the other side lacks)."""
+    rng = np.random.default_rng(seed)
+    left = pd.DataFrame({
+        "k": rng.integers(0, 6, NL),
+        "s": pd.Series(rng.choice(["x", "y", None], NL), dtype="str"),
+        "t": pd.to_datetime(rng.integers(0, 10**6, NL), unit="s"),
+        "v": rng.random(NL),
+    })
+    right = pd.DataFrame({
+        "rk": rng.integers(2, 8, NR),
+        "u": pd.Series(rng.choice(["p", "q"], NR), dtype="str"),
+        "d": pd.to_timedelta(rng.integers(0, 100, NR), unit="h"),
+        "b": rng.random(NR) > 0.5,
+    })
+    return left, right
+
+
+def _pairs() -> list:
+    left, right = partitionings(NL), partitionings(NR)
+    return [(lc, right[(i + 1) % len(right)]) for i, lc in enumerate(left)] + [(left[0], right[0])]
+
+
+#: a small side may be broadcast / every side is too big for that (a hash shuffle)
+LIMITS = {"broadcast": 128 * 1024**2, "hash": 2}
+
+
+@pytest.mark.parametrize("strategy", list(LIMITS))
+@pytest.mark.parametrize("lc,rc", _pairs())
+def test_inner_merge_of_strings_and_datetimes_equals_pandas_with_no_stage(stages, strategies, lc, rc, strategy):
+    left, right = _frames()
+    cases = [({"left_on": "k", "right_on": "rk"}, right),
+             ({"on": "k"}, right.rename(columns={"rk": "k"}))]  # one key column: the key-table path
+    for kw, other in cases:
+        expected = left.merge(other, **kw)
+        result = md.merge(lazy(left, lc), lazy(other, rc), **kw)
+        stages.clear()
+        strategies.clear()
+        with option_context({"chunk_store_limit": LIMITS[strategy]}):
+            assert_eq(result, expected)
+        if strategies == ["broadcast_left_ordered"]:  # fetches where its partitions' rows fall, to skip a shuffle
+            assert [s[0] for s in stages] == ["MergeChunk", "MergeInfo"]
+        else:  # sizes and dtypes of the inputs are known: nothing runs before the final graph
+            assert stages == [], strategies
+
+
+@pytest.mark.parametrize("lc,rc", _pairs())
+def test_keys_of_two_datetime_units_still_settle_the_dtype_from_the_data(lc, rc):
+    """pandas gives a shared key column the unit of whichever side has rows: the partitions' dtypes are fetched."""
+    left, right = _frames(1)
+    left = left.assign(t=left.t.dt.floor("D").dt.as_unit("ns"))
+    right = right.assign(t=left.t.iloc[:NR].to_numpy().astype("datetime64[s]"))
+    expected = left.merge(right, on="t")
+    result = md.merge(lazy(left, lc), lazy(right, rc), on="t")
+    for limit in LIMITS.values():
+        with option_context({"chunk_store_limit": limit}):
+            assert_eq(result, expected, check_meta=False)
+        _check_meta(result.meta, expected)
+
+
+def test_the_merged_result_feeds_a_later_merge_and_groupby(stages):
+    """A chain: the second merge learns the first's sizes in the stage that runs it (one stage, not two)."""
+    left, right = _frames(2)
+    third = pd.DataFrame({"u": pd.Series(["p", "q", "r"], dtype="str"), "w": [1.5, 2.5, 3.5]})
+    expected = left.merge(right, left_on="k", right_on="rk").merge(third, on="u").groupby("s").w.sum()
+    first = md.merge(lazy(left, 5), lazy(right, 4), left_on="k", right_on="rk")
+    result = first.merge(lazy(third, 2), on="u").groupby("s").w.sum()
+    assert_eq(result, expected)
+    assert len([s for s in stages if "MergeInfo" in s]) == 0
