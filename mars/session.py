@@ -23,7 +23,7 @@ from .core.fusion import fuse
 from .core.graph import build_subtasks, gc_paused
 from .core.operator import retiled_unless_held
 from .core.options import options
-from .core.tiling import Tiler, as_data, planned
+from .core.tiling import Tiler, as_data, planned, wanted
 from .progress import Progress as _Progress
 
 __all__ = ["Session", "ExecutionFuture", "new_session", "get_default_session", "execute", "fetch"]
@@ -204,10 +204,10 @@ class Session:
         for t in targets:
             self._hold(t)
 
-    def _run_stage(self, chunks: Sequence[ChunkData], want_values: bool, stage_keys: set, cancel: Any) -> Any:
+    def _run_stage(self, chunks: Sequence[ChunkData], want_values: Any, stage_keys: set, cancel: Any) -> Any:
         self._compute(chunks, cancel, None)
         stage_keys.update(c.key for c in chunks)
-        return [self._store[c.key] for c in chunks] if want_values else None
+        return [self._store[c.key] for c in wanted(chunks, want_values)] if want_values else None
 
     def _compute(self, chunks: Sequence[ChunkData], cancel: threading.Event | None, progress: Any,
                  release: set[str] = frozenset()) -> None:  # type: ignore[assignment]

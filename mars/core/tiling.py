@@ -24,7 +24,18 @@ from .entity import ChunkData, Tileable, TileableData
 from .operator import Fetch, Tiled
 from .options import options
 
-RunChunks = Callable[[Sequence[ChunkData], bool], "list[Any] | None"]
+#: computes ``chunks``; ``want`` says whose values to return: all (True), none (False), or those of a
+#: list of some of them (a shared round: only the ops that fetch get values, in the list's order)
+RunChunks = Callable[[Sequence[ChunkData], "bool | Sequence[ChunkData]"], "list[Any] | None"]
+
+
+def wanted(chunks: Sequence[ChunkData], want: bool | Sequence[ChunkData]) -> Sequence[ChunkData]:
+    """The chunks whose values a :data:`RunChunks` call returns (see there).
+
+    >>> wanted(["a", "b"], True), wanted(["a", "b"], False), wanted(["a", "b"], ["b"])
+    (['a', 'b'], [], ['b'])
+    """
+    return chunks if want is True else want or []
 
 
 #: true while a Tiler runs: tileables built inside ``tile()`` are never executed eagerly
@@ -212,9 +223,10 @@ class Tiler:
                 if id(c) not in seen:  # equal keys in two objects: both get their shapes filled in
                     seen.add(id(c))
                     chunks.append(c)
-        want = any(isinstance(r, Fetch) for r in requests)
-        values = self._run_chunks(chunks, want)
-        by_key = dict(zip((c.key for c in chunks), values)) if want and values is not None else {}
+        # only the values that ops fetch: the other chunks of the round are computed and stay where they are
+        fetched = list({c.key: c for r in requests if isinstance(r, Fetch) for c in r.chunks}.values())
+        values = self._run_chunks(chunks, fetched) if fetched else self._run_chunks(chunks, False)
+        by_key = dict(zip((c.key for c in fetched), values)) if fetched and values is not None else {}
         return [[to_host(by_key[c.key]) for c in r.chunks] if isinstance(r, Fetch) else None for r in requests]
 
     def _reply(self, request: Any) -> Any:

@@ -10,7 +10,7 @@ import mars
 import mars.dataframe as md
 from mars.core.entity import ChunkData
 from mars.core.operator import Fetch
-from mars.core.tiling import Tiler, TilingError
+from mars.core.tiling import Tiler, TilingError, wanted
 from mars.session import Session
 
 
@@ -73,18 +73,22 @@ class _Chunk(ChunkData):
         self.key = key
 
 
-def test_values_of_a_shared_stage_go_to_the_request_that_asked():
+def test_values_of_a_shared_stage_go_to_the_request_that_asked_and_only_those_travel():
     calls = []
 
     def run_chunks(chunks, want):
-        calls.append(([c.key for c in chunks], want))
-        return [c.key.upper() for c in chunks] if want else None
+        calls.append(([c.key for c in chunks], want if isinstance(want, bool) else [c.key for c in want]))
+        return [c.key.upper() for c in wanted(chunks, want)] if want else None
 
     tiler = Tiler(run_chunks)
     x, y, z = _Chunk("x"), _Chunk("y"), _Chunk("z")
     replies = tiler._run_together([[x], Fetch([z, y]), Fetch([y])])
     assert replies == [None, ["Z", "Y"], ["Y"]]
-    assert calls == [(["x", "z", "y"], True)]
+    # x is computed in the same stage, but its value is not fetched (on a cluster: not moved to the supervisor)
+    assert calls == [(["x", "z", "y"], ["z", "y"])]
+    calls.clear()
+    assert tiler._run_together([[x], [y]]) == [None, None]
+    assert calls == [(["x", "y"], False)]
 
 
 def test_a_request_that_is_not_chunks_is_refused():

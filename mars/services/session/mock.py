@@ -27,7 +27,7 @@ from ...core.executor import ExecutionCancelled, execute_subtasks
 from ...core.fusion import fuse
 from ...core.graph import build_subtasks
 from ...core.options import options
-from ...core.tiling import Tiler
+from ...core.tiling import Tiler, wanted
 from ...serialization import deserialize, serialize
 from ..cluster.core import ALIVE, WorkerInfo, WorkerStatus
 from ..cluster.diagnostics import install_log_ring, thread_stacks
@@ -130,10 +130,10 @@ class _MockSession:
     def _run(self, targets: list[TileableData], cancel: threading.Event, progress: _Progress) -> None:
         stage_keys: set[str] = set()
 
-        def run_stage(chunks: Sequence[ChunkData], want_values: bool) -> list[Any] | None:
+        def run_stage(chunks: Sequence[ChunkData], want_values: Any) -> list[Any] | None:
             self._compute(chunks, cancel, progress)
             stage_keys.update(c.key for c in chunks)
-            return [self.store[c.key] for c in chunks] if want_values else None
+            return [self.store[c.key] for c in wanted(chunks, want_values)] if want_values else None
 
         target_keys: set[str] = set()
         try:

@@ -25,7 +25,7 @@ from ... import oscar as mo
 from ...core.entity import ChunkData, TileableData
 from ...core.fusion import fuse
 from ...core.graph import build_subtasks, gc_paused
-from ...core.tiling import Tiler
+from ...core.tiling import Tiler, wanted
 from ..cluster.api import ClusterAPI
 from ...core.operator import HeldData
 from ..errors import DataNotFound, NoWorkersError, TaskCancelled, TaskNotFound, WorkerLost
@@ -306,7 +306,7 @@ class SessionProcessor:
 
     # ------------------------------------------------------------------ graphs
     def _stage_from_thread(self, loop: asyncio.AbstractEventLoop, task: TaskRecord,
-                           chunks: Sequence[ChunkData], want_values: bool) -> Any:
+                           chunks: Sequence[ChunkData], want_values: Any) -> Any:
         """Called by the tiling thread: run ``chunks`` on the cluster and wait."""
         if task.cancelled:
             raise TaskCancelled(f"task {task.task_id} was cancelled")
@@ -320,9 +320,9 @@ class SessionProcessor:
         return values
 
     async def _run_stage(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
-                         want_values: bool) -> list[Any] | None:
+                         want_values: Any) -> list[Any] | None:
         await self._run_chunks(task, chunks, keep)
-        return await self.fetch([c.key for c in chunks]) if want_values else None
+        return await self.fetch([c.key for c in wanted(chunks, want_values)]) if want_values else None
 
     async def _run_chunks(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
                           final: bool = False) -> None:
