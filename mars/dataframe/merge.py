@@ -42,6 +42,7 @@ import pandas as pd
 from ..core.operator import Fetch, Tiled
 from ..core.options import options
 from ..core.shuffle import ShuffleMap, shuffle_chunks
+from ..core.tokenize import normalize
 from ..tensor.chunks import offsets
 from .concat import join_many
 from .core import DataFrame, PandasData, PandasOperator, Series, nsplits_of
@@ -64,7 +65,7 @@ from .merge_order import (
 )
 from .merge_semi import semi_filtered
 from .merge_table import BuildKeyTable, PartnerCount, TableMerge
-from .meta import empty_meta, fake
+from .meta import METAS, empty_meta, fake, signature
 from .rows import known_rows_of, renumber_rows, single_chunk
 from .shuffle import ConcatPieces, narrow_codes, split_by_codes
 
@@ -698,7 +699,10 @@ def merge(left: Any, right: Any, how: str = "inner", on: Any = None, left_on: An
               "validate": validate}
     _check_labels(kwargs)
     extra = {} if copy is _NO_DEFAULT else {"copy": copy}
-    meta = pd.merge(_meta_or_value(left), _meta_or_value(right), **kwargs, **extra)  # pandas' errors, now
+    lmeta, rmeta = _meta_or_value(left), _meta_or_value(right)
+    sides = (signature(lmeta), signature(rmeta))
+    key = None if None in sides else ("merge", sides, normalize(kwargs), normalize(extra))
+    meta = METAS.get(key, lambda: empty_meta(pd.merge(lmeta, rmeta, **kwargs, **extra)))  # pandas' errors, now
     if how in ("left_anti", "right_anti"):
         raise NotImplementedError(f"merge(how={how!r}) is not supported; use how='left'/'right' with "
                                   "indicator=True and keep the rows marked 'left_only'/'right_only'")

@@ -125,3 +125,28 @@ def test_a_groupby_aggregation_infers_its_metas_once_per_exact_description(monke
     for _ in range(2):  # a user's function is never cached
         md.DataFrame(pdf).groupby("k").agg(lambda s: s.max())
     assert len(calls) == 4
+
+
+def test_a_merge_infers_its_meta_once_per_exact_description(monkeypatch):
+    import mars.dataframe as md
+
+    computed = []
+
+    class Counting(MetaCache):
+        def get(self, key, compute):
+            return super().get(key, lambda: computed.append(key) or compute())
+
+    import sys
+
+    monkeypatch.setattr(sys.modules["mars.dataframe.merge"], "METAS", Counting())  # the module: md.merge is the function
+    left = pd.DataFrame({"k": [1, 2, 2, 3], "a": [1.0, 2.0, 3.0, 4.0]})
+    right = pd.DataFrame({"k": [2, 3, 4], "b": ["x", "y", "z"]})
+    for chunk_size in (1, 3):
+        got = md.DataFrame(left, chunk_size=chunk_size).merge(md.DataFrame(right, chunk_size=2), on="k").execute()
+        pd.testing.assert_frame_equal(got.fetch().reset_index(drop=True), left.merge(right, on="k"))
+    assert len(computed) == 1
+    md.DataFrame(left).merge(md.DataFrame(right), on="k", how="left")  # other keywords: worked out again
+    md.DataFrame(left.astype({"a": "float32"})).merge(md.DataFrame(right), on="k")  # another dtype: again
+    assert len(computed) == 3
+    with pytest.raises(pd.errors.MergeError):  # pandas' error, and nothing kept for it
+        md.DataFrame(left).merge(md.DataFrame(right), on="k", left_on="k")
