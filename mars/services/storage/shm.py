@@ -46,10 +46,12 @@ __all__ = [
     "is_local_prefix",
     "put_object",
     "segment_path",
+    "segment_size",
     "segment_views",
     "unlink_object",
     "unlink_prefix",
     "unwrap",
+    "views_of",
     "claim_prefix",
     "release_prefix",
     "remove_abandoned_prefixes",
@@ -221,15 +223,25 @@ def segment_views(desc: StoredObject) -> tuple[bytes | memoryview, list[memoryvi
     the object (see :class:`Serialized`).
     """
     assert desc.shm_name is not None, "an inline object has no segment"
-    mm = _attach(desc)
+    return views_of(desc, _attach(desc))
+
+
+def views_of(desc: StoredObject, mapping: Any) -> tuple[bytes | memoryview, list[memoryview]]:
+    """The pickle header and views of the buffers of ``desc`` in ``mapping``, a map of its segment
+    (however it was mapped: see :func:`segment_size` for the bytes it must hold)."""
     sizes = _sizes(desc)
     offsets, _ = _layout(sizes)
-    with memoryview(mm) as whole:
+    with memoryview(mapping) as whole:
         # slices keep their own export of the mapping, independent of ``whole``
         views = [whole[o : o + n] for o, n in zip(offsets, sizes)]
     if desc.shm_header_size:
         return views[0], views[1:]
     return desc.header, views
+
+
+def segment_size(desc: StoredObject) -> int:
+    """The bytes the segment of a segment-backed ``desc`` holds at least (its regions, aligned)."""
+    return _layout(_sizes(desc))[1]
 
 
 def unlink_object(desc: StoredObject) -> None:
@@ -446,7 +458,7 @@ def _attach(desc: StoredObject) -> mmap.mmap:
     mm = _attached.get(name)
     if mm is not None:
         return mm
-    _, size = _layout(_sizes(desc))
+    size = segment_size(desc)
     try:
         fd = os.open(_path(name), os.O_RDONLY)
     except FileNotFoundError:

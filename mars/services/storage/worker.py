@@ -24,14 +24,13 @@ from .device import host_descs
 from .shm import (
     Serialized,
     StoredObject,
-    _layout,
-    _sizes,
     claim_prefix,
     get_object,
     put_object,
     release_prefix,
     remove_abandoned_prefixes,
     segment_path,
+    segment_size,
     unlink_object,
     unlink_prefix,
 )
@@ -225,7 +224,7 @@ def check_uploaded(prefix: str, descs: Sequence[Any]) -> list[StoredObject]:
             except FileNotFoundError:
                 raise DataNotFound(f"uploaded chunk {d.key!r}: segment {d.shm_name} is not in this worker's shared "
                                    "memory (the client is on another host)") from None
-            if size < _layout(_sizes(d))[1] or not os.access(path, os.R_OK):
+            if size < segment_size(d) or not os.access(path, os.R_OK):
                 raise ValueError(f"uploaded chunk {d.key!r}: segment {d.shm_name} is smaller than its descriptor "
                                  f"says, or not readable by the worker")
         out.append(d)

@@ -29,7 +29,13 @@ from ...core.entity import Tileable
 from ...oscar.tls import client_context
 from ...serialization import deserialize
 from ..errors import DataNotFound, SessionNotFound
-from ..storage.shm import StoredObject, _layout, _sizes, is_local_prefix, segment_path
+from ..storage.shm import (
+    StoredObject,
+    is_local_prefix,
+    segment_path,
+    segment_size,
+    views_of,
+)
 from ..storage.upload import UploadTarget, upload_chunks
 from ..task.api import TaskInfo
 from .wire import (
@@ -117,8 +123,7 @@ def map_segment(desc: StoredObject) -> Any:
     m = _SEGMENT.fullmatch(name)
     if m is None or desc.device is not None or not is_local_prefix(m.group(1)):
         raise ForeignSegment(f"chunk {desc.key}: {name!r} is not a segment of this host's workers")
-    sizes = _sizes(desc)
-    offsets, size = _layout(sizes)
+    size = segment_size(desc)
     try:  # no link followed, no FIFO waited on
         fd = os.open(segment_path(name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
@@ -133,11 +138,7 @@ def map_segment(desc: StoredObject) -> Any:
         mm = mmap.mmap(fd, size, access=mmap.ACCESS_COPY)
     finally:
         os.close(fd)  # the mapping keeps the pages
-    with memoryview(mm) as whole:
-        views = [whole[o : o + n] for o, n in zip(offsets, sizes)]
-    if desc.shm_header_size:
-        return deserialize(views[0], views[1:])
-    return deserialize(desc.header, views)
+    return deserialize(*views_of(desc, mm))
 
 
 def _described(reply: Any, n: int) -> tuple[list[Any], dict[int, StoredObject]]:
