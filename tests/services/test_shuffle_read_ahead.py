@@ -196,6 +196,55 @@ async def test_a_lost_read_ahead_is_not_held_and_its_subtask_reads_again_and_fai
         await pool.stop()
 
 
+async def test_a_read_ahead_from_a_worker_the_subtask_no_longer_reads_from_is_not_waited_for(monkeypatch):
+    # a run planned the read from w2, which died; the run after it reads the chunk from w3, where it was made again
+    calls: list[tuple[str, list[str]]] = []
+
+    async def fetch(session_id, keys, worker, transfer):
+        calls.append((worker, list(keys)))
+        if worker == "w2":
+            await asyncio.sleep(0.5)
+            raise ConnectionError("cannot connect to w2")
+        return [int(k[1:]) for k in keys]
+
+    monkeypatch.setattr(slot_module, "fetch_values", fetch)
+    pool, slot = await _slot()
+    try:
+        await slot.run([spec(0, ["k1"], worker="w3")],
+                       FetchAhead("s", "t", {"k2": RemoteInput("w2", [], 8)}, ["k2"]))
+        started = time.monotonic()
+        out = await slot.run([spec(1, ["k2"], worker="w3")], None)  # w2's call is still on its way
+        assert out[0].error is None and calls[-1] == ("w3", ["k2"])
+        assert time.monotonic() - started < 0.4  # it did not wait for the dead worker's answer
+    finally:
+        await pool.stop()
+
+
+async def test_a_subtask_failing_on_a_lost_input_names_the_worker_it_could_not_read_from(fetches):
+    _, lost = fetches
+    pool, slot = await _slot()
+    try:
+        lost.add("k2")
+        out = await slot.run([spec(0, ["k1"], worker="w2"), spec(1, ["k2"], worker="w4")], None)
+        assert out[0].error is None and out[0].unreachable == ""
+        assert isinstance(out[1].error, ConnectionError) and out[1].unreachable == "w4"
+    finally:
+        await pool.stop()
+
+
+def test_the_supervisor_checks_the_worker_a_failed_read_named_beside_the_subtasks_sources():
+    from mars.serialization import deserialize, serialize
+    from mars.services.execution.api import SubtaskReport
+    from mars.services.task.graphrun import GraphRun, SubtaskLost
+
+    report = SubtaskReport("s", "t", 3, "w1", error=ConnectionError("refused"), unreachable="w9")
+    report = deserialize(*serialize(report))  # it crosses from the worker to the supervisor
+    run = GraphRun.__new__(GraphRun)  # _failure reads only these two
+    run.base, run.sources = 0, {3: {"w2"}}
+    failure = run._failure(3, report)
+    assert isinstance(failure, SubtaskLost) and failure.suspects == {"w1", "w2", "w9"}
+
+
 async def test_a_subtask_reading_a_piece_still_on_its_way_waits_for_that_call(fetches):
     calls, _ = fetches
     pool, slot = await _slot()

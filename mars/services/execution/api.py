@@ -97,6 +97,8 @@ class SubtaskReport:
     duration: float = 0.0
     #: inputs fetched from other workers and now held here too
     copies: list[str] = field(default_factory=list)
+    #: the worker an input could not be read from (the supervisor checks it with the others involved)
+    unreachable: str = ""
 
     @property
     def ok(self) -> bool:
@@ -104,7 +106,7 @@ class SubtaskReport:
 
     def __reduce__(self) -> tuple:
         return SubtaskReport, (self.session_id, self.task_id, self.index, self.worker, self.outputs, self.error,
-                               self.traceback, self.duration, self.copies)
+                               self.traceback, self.duration, self.copies, self.unreachable)
 
 
 @dataclass
@@ -124,6 +126,8 @@ class SlotOutcome:
     started: float = 0.0
     #: ``(session, device descriptor, host copy)`` of chunks a GPU slot moved out of device memory meanwhile
     moved: list[Any] = field(default_factory=list)
+    #: the worker an input could not be read from, when that is why the subtask failed
+    unreachable: str = ""
 
 
 class SlotDied(ServiceError):

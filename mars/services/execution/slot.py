@@ -45,7 +45,7 @@ class SlotRunnerActor(mo.Actor):
         #: inputs of queued subtasks read ahead (see FetchAhead): (session, key) -> (task, value)
         self._ahead: dict[_Key, tuple[str, Any]] = {}
         #: and those on their way: (session, key) -> (task, the call's future, the key's place in its answer)
-        self._pending: dict[_Key, tuple[str, asyncio.Future, int]] = {}
+        self._pending: dict[_Key, tuple[str, asyncio.Future, int, str]] = {}  # task, call, position, worker
         self._fetching: set[asyncio.Future] = set()
         #: batches read their inputs and go to the thread one after the other, in the order they came
         self._order = asyncio.Lock()
@@ -144,10 +144,10 @@ class SlotRunnerActor(mo.Actor):
                 needed.add(k)
                 if k in self._ahead:
                     values[key] = self._ahead.pop(k)[1]
-                elif k in self._pending:
-                    _, fut, i = self._pending.pop(k)
+                elif k in self._pending and self._pending[k][3] == where.worker:
+                    _, fut, i, _ = self._pending.pop(k)
                     waits.append((key, fut, i))
-                else:
+                else:  # not read ahead, or by an earlier run from a worker the chunk is no longer read from
                     by_worker.setdefault((spec.session_id, where.worker, tuple(where.transfer_addresses)),
                                          []).append(key)
         groups = list(by_worker)
@@ -178,7 +178,7 @@ class SlotRunnerActor(mo.Actor):
             fut = asyncio.ensure_future(self._fetch_from(ahead.session_id, worker, list(transfer), keys))
             self._fetching.add(fut)
             for i, key in enumerate(keys):
-                self._pending[(ahead.session_id, key)] = (ahead.task_id, fut, i)
+                self._pending[(ahead.session_id, key)] = (ahead.task_id, fut, i, worker)
             fut.add_done_callback(functools.partial(self._landed, ahead.session_id, keys))
 
     def _landed(self, session_id: str, keys: list[str], fut: asyncio.Future) -> None:
@@ -242,7 +242,7 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
     began = time.time()
     lost = next((remote[k] for k in spec.remote_inputs if isinstance(remote.get(k), InputLost)), None)
     if lost is not None:
-        return SlotOutcome(spec.index, spec.task_id, error=_sendable(lost.error))
+        return SlotOutcome(spec.index, spec.task_id, error=_sendable(lost.error), unreachable=lost.worker)
     try:
         read: dict[str, Any] = {}  # a key read twice is one object (x @ x.T can then use BLAS's symmetric product)
         for key in st.input_keys:

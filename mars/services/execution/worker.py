@@ -698,7 +698,8 @@ class ExecutionActor(mo.Actor):
 
     def _report(self, spec: SubtaskSpec, reply_to: mo.ActorRef, outcome: SlotOutcome) -> None:
         report = SubtaskReport(spec.session_id, spec.task_id, spec.index, self._worker_address or self.address,
-                               error=outcome.error, traceback=outcome.traceback, duration=outcome.duration)
+                               error=outcome.error, traceback=outcome.traceback, duration=outcome.duration,
+                               unreachable=outcome.unreachable)
         for copy in outcome.copies:
             if self._store.contains(spec.session_id, copy.key):
                 unlink_object(copy)  # another slot kept one first

@@ -219,6 +219,8 @@ class GraphRun:
                 return error
             return report.error  # type: ignore[return-value]
         suspects = {report.worker, *self.sources.get(i, ())}
+        if report.unreachable:  # read from a worker other than its sources (a read ahead of an earlier run)
+            suspects.add(report.unreachable)
         assert report.error is not None
         return SubtaskLost(f"subtask {report.index} failed on {report.worker}: {report.error!r}", report.error,
                            suspects)
