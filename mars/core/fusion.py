@@ -4,6 +4,14 @@
 are ``fusible`` and nothing else (no other consumer, no caller) needs the
 intermediate. The merged group runs as one :class:`FusedOp`.
 
+A consumer that is not ``fusible`` itself (it is not merged into *its*
+consumer) may still take in its ``fusible`` producers when its class says
+``fuses_inputs = True``: a merge of a projected partition then reads the
+partition and projects it in the same subtask, instead of writing the
+projection out to be read back. Such a consumer is a plain chunk function
+with one output (the group returns one value), run by ``run_op``; shuffle
+stages, held data and fetches never set the flag.
+
 A fused group whose ops are *blockwise* (rows ``i:j`` of the output depend
 only on rows ``i:j`` of the inputs, as for elementwise ops) is evaluated one
 cache-sized block of rows at a time, so ``((x*2+1)**2).mean()`` never makes a
@@ -15,7 +23,8 @@ reduction's chunk stage) reduces each block and merges the partials.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -89,12 +98,21 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
             continue
         key = st.output_keys[0]
         users = consumers.get(key, [])
-        if key in keep or len(users) != 1 or not getattr(subtasks[users[0]].op, "fusible", False):
+        if key in keep or len(users) != 1 or not _takes_in(subtasks[users[0]]):
             continue
         merged_into[i] = users[0]
     if not merged_into:
         return list(subtasks)
     return _build_groups(subtasks, merged_into)
+
+
+def _takes_in(consumer: Subtask) -> bool:
+    """Whether ``consumer`` may absorb a fusible producer whose only reader it is."""
+    op = consumer.op
+    if getattr(op, "fusible", False):
+        return True
+    # the group's value is its root's one output (FusedOp returns one value)
+    return bool(getattr(type(op), "fuses_inputs", False)) and len(consumer.output_keys) == 1
 
 
 def _root(i: int, merged_into: dict[int, int]) -> int:

@@ -289,6 +289,8 @@ class MergeChunk(PandasOperator):
     """
 
     params = ("kwargs", "na_labels")
+    #: a projected or filtered side is made in the merge's own subtask (see mars.core.fusion)
+    fuses_inputs = True
 
     def execute(self, left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
         left, right = semi_filtered(left, right, self.kwargs)
