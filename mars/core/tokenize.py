@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,9 @@ def _normalize_array(a: np.ndarray) -> str:
 
 
 def _normalize_seq(seq: Any) -> str:
-    return type(seq).__name__ + "(" + ",".join(normalize(x) for x in seq) + ")"
+    simple = _SIMPLE_TYPES  # plain values inline: most elements are, and a call each is most of the cost
+    parts = [f"{type(x).__name__}:{x!r}" if type(x) in simple else normalize(x) for x in seq]
+    return type(seq).__name__ + "(" + ",".join(parts) + ")"
 
 
 def _normalize_dict(d: dict) -> str:
@@ -51,10 +54,15 @@ def _normalize_callable(f: Callable) -> str:
 
 
 _SIMPLE = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis), slice, range)
+#: the exact types of :data:`_SIMPLE` (a set look-up is the fast path of the commonest values)
+_SIMPLE_TYPES = frozenset(_SIMPLE)
 
 
 def normalize(obj: Any) -> str:
     """A string that identifies ``obj``'s value for hashing."""
+    kind = type(obj)
+    if kind in _SIMPLE_TYPES:  # the commonest values: one set look-up
+        return f"{kind.__name__}:{obj!r}"
     if isinstance(obj, _SIMPLE):
         return f"{type(obj).__name__}:{obj!r}"
     custom = getattr(obj, "__mars_tokenize__", None)

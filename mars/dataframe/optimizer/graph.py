@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable, Iterable, Sequence
+from operator import is_not
 from typing import Any
 
 from ...core.entity import TileableData
@@ -162,19 +163,18 @@ def rewrite(targets: Sequence[TileableData], visit: Visit | None = None,
     else a clone on the new inputs.
     """
     rb = rebuilder or Rebuilder()
-    done = rb.done
+    done, replaced = rb.done, REPLACED.get()
     for node in topo_order(targets):
-        inputs = [done.get(id(i), i) for i in node.op.inputs]
+        old = node.op.inputs
+        inputs = [done.get(id(i), i) for i in old]
         new = visit(node, inputs, rb) if visit is not None else None
         if new is None:
-            same = all(a is b for a, b in zip(inputs, node.op.inputs))
-            stale = isinstance(node, PandasData) and rb.token(node.partitioning) != node.partitioning
+            same = not any(map(is_not, inputs, old))
+            stale = bool(rb.tokens) and isinstance(node, PandasData) and rb.token(node.partitioning) != node.partitioning
             new = node if same and not stale else rb.clone(node, inputs)
         done[id(node)] = new
-        if new is not node:
-            replaced = REPLACED.get()
-            if replaced is not None:
-                replaced[id(node)] = (node, new)
+        if new is not node and replaced is not None:
+            replaced[id(node)] = (node, new)
     return [done.get(id(t), t) for t in targets]
 
 

@@ -229,9 +229,27 @@ def _pruned_source(node: TileableData, kept: list, rb: Rebuilder) -> Any:
 def _held_selection(leaf: TileableData, kept: list) -> TileableData:
     """The used columns of a frame the session holds (views: its chunks are not copied)."""
     op = SelectColumns(columns=list(kept), by_position=False)
-    wanted = set(kept)  # ``kept`` is in the frame's column order (:func:`_kept`); take is the fast selection
-    meta = leaf.meta.take([i for i, c in enumerate(leaf.meta.columns.tolist()) if c in wanted], axis=1)
+    meta = _selected_meta(leaf.meta, kept)
     return op.new_pandas([leaf], meta, (leaf.shape[0], len(kept)), partitioning=leaf.partitioning).data
+
+
+#: ``(id(meta), kept): (meta, the meta of those columns)``: a held table is read by query after query, each
+#: time through selections of the same columns (metas are not changed once a node has them, and are shared)
+_SELECTED: dict[tuple, tuple[pd.DataFrame, pd.DataFrame]] = {}
+_SELECTED_SIZE = 256
+
+
+def _selected_meta(meta: pd.DataFrame, kept: list) -> pd.DataFrame:
+    """``meta``'s columns ``kept`` (in its column order), worked out once per meta object and columns."""
+    key = (id(meta), tuple(kept))
+    known = _SELECTED.get(key)
+    if known is None or known[0] is not meta:
+        wanted = set(kept)  # ``kept`` is in the frame's column order (:func:`_kept`); take is the fast selection
+        narrow = meta.take([i for i, c in enumerate(meta.columns.tolist()) if c in wanted], axis=1)
+        if len(_SELECTED) >= _SELECTED_SIZE:
+            _SELECTED.pop(next(iter(_SELECTED)), None)  # the oldest goes
+        known = _SELECTED[key] = (meta, narrow)
+    return known[1]
 
 
 def _narrow_held(node: TileableData, inputs: list, needs: dict, selections: dict) -> list:
