@@ -38,6 +38,9 @@ def wanted(chunks: Sequence[ChunkData], want: bool | Sequence[ChunkData]) -> Seq
     return chunks if want is True else want or []
 
 
+#: a stage to compute, as a :data:`RunChunks` call's arguments
+Stage = tuple[Sequence[ChunkData], "bool | Sequence[ChunkData]"]
+
 #: true while a Tiler runs: tileables built inside ``tile()`` are never executed eagerly
 TILING: contextvars.ContextVar[bool] = contextvars.ContextVar("mars_tiling", default=False)
 
@@ -204,37 +207,102 @@ class Tiler:
         self._run_chunks = run_chunks
 
     def tile(self, targets: Sequence[Any]) -> None:
-        token = TILING.set(True)
+        steps = TileSteps(targets)
+        request = steps.step()
+        while request is not None:
+            try:
+                values = self._run_chunks(*request)
+            except BaseException as e:  # noqa: BLE001 - raised where the op's tile() waits, as it would be inline
+                request = steps.throw(e)
+            else:
+                request = steps.step(values)
+
+    def _run_together(self, requests: list[Any]) -> list[Any]:
+        """One stage for several ops' requests, computed by ``run_chunks``; each request's reply, in order."""
+        stages = _run_together(requests)
         try:
-            _Rounds(upstream_untiled([as_data(t) for t in targets]), self._run_together).run()
+            stage = next(stages)
+            while True:
+                stage = stages.send(self._run_chunks(*stage))
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+
+class TileSteps:
+    """The tiling of ``targets`` one step at a time, for a caller that runs the stages itself.
+
+    Each :meth:`step` tiles until a stage must run, and returns it as
+    ``(chunks, want)`` (see :data:`RunChunks`), or None once all is tiled;
+    the next step takes the values of the chunks that ``want`` names (None
+    when it names none). Steps may run on different threads, one at a time.
+    The task service runs a step on its event loop when the one before was
+    quick, and so saves two thread hops per stage.
+
+    >>> import mars.tensor as mt
+    >>> x = mt.ones(4, chunk_size=2).data
+    >>> steps = TileSteps([x])
+    >>> steps.step() is None, len(x.chunks)
+    (True, 2)
+    """
+
+    def __init__(self, targets: Sequence[Any]):
+        self._gen = self._run([as_data(t) for t in targets])
+        self._started = False
+
+    def step(self, values: list[Any] | None = None) -> Stage | None:
+        """Tile on with the values of the last stage; the next stage to run, or None once all is tiled."""
+        if not self._started:
+            self._started = True
+            return self._resume(lambda: next(self._gen))
+        return self._resume(lambda: self._gen.send(values))
+
+    def throw(self, error: BaseException) -> Stage | None:
+        """The last stage failed with ``error``: it is raised where the ops' ``tile()`` wait (and out of
+        here, unless one of them takes it and goes on)."""
+        return self._resume(lambda: self._gen.throw(error))
+
+    def _resume(self, resume: Callable[[], Stage]) -> Stage | None:
+        token = TILING.set(True)  # per step: a step may run in another thread's context than the last
+        try:
+            return resume()
+        except StopIteration:
+            return None
         finally:
             TILING.reset(token)
 
-    def _run_together(self, requests: list[Any]) -> list[Any]:
-        """Run the chunks of several ops' requests as one stage; each request's reply, in order."""
-        for request in requests:
-            _check_request(request)
-        if len(requests) == 1:
-            return [self._reply(requests[0])]
-        chunks: list[ChunkData] = []
-        seen: set[int] = set()
-        for request in requests:
-            for c in _request_chunks(request):
-                if id(c) not in seen:  # equal keys in two objects: both get their shapes filled in
-                    seen.add(id(c))
-                    chunks.append(c)
-        # only the values that ops fetch: the other chunks of the round are computed and stay where they are
-        fetched = list({c.key: c for r in requests if isinstance(r, Fetch) for c in r.chunks}.values())
-        values = self._run_chunks(chunks, fetched) if fetched else self._run_chunks(chunks, False)
-        by_key = dict(zip((c.key for c in fetched), values)) if fetched and values is not None else {}
-        return [[to_host(by_key[c.key]) for c in r.chunks] if isinstance(r, Fetch) else None for r in requests]
+    def close(self) -> None:
+        """Stop tiling half-way (a stage failed, the task was cancelled): the ops' tilings end too
+        (unless a step runs right now on another thread: that one ends with its step)."""
+        if inspect.getgeneratorstate(self._gen) != inspect.GEN_RUNNING:
+            self._gen.close()
 
-    def _reply(self, request: Any) -> Any:
+    def _run(self, targets: list[TileableData]) -> Generator[tuple, Any, None]:
+        yield from _Rounds(upstream_untiled(targets), _run_together).run()
+
+
+def _run_together(requests: list[Any]) -> Generator[tuple, Any, list[Any]]:
+    """Run the chunks of several ops' requests as one stage; each request's reply, in order."""
+    for request in requests:
+        _check_request(request)
+    if len(requests) == 1:
+        request = requests[0]
         if isinstance(request, Fetch):
             # tile() plans on the host: GPU chunks' values come to it as NumPy
-            return [to_host(v) for v in self._run_chunks(request.chunks, True) or []]
-        self._run_chunks(list(request), False)
-        return None
+            return [[to_host(v) for v in (yield request.chunks, True) or []]]
+        yield list(request), False
+        return [None]
+    chunks: list[ChunkData] = []
+    seen: set[int] = set()
+    for request in requests:
+        for c in _request_chunks(request):
+            if id(c) not in seen:  # equal keys in two objects: both get their shapes filled in
+                seen.add(id(c))
+                chunks.append(c)
+    # only the values that ops fetch: the other chunks of the round are computed and stay where they are
+    fetched = list({c.key: c for r in requests if isinstance(r, Fetch) for c in r.chunks}.values())
+    values = (yield chunks, fetched) if fetched else (yield chunks, False)
+    by_key = dict(zip((c.key for c in fetched), values)) if fetched and values is not None else {}
+    return [[to_host(by_key[c.key]) for c in r.chunks] if isinstance(r, Fetch) else None for r in requests]
 
 
 def _check_request(request: Any) -> None:
@@ -252,7 +320,7 @@ class _Rounds:
     """The tiling of ``order`` (inputs before users) in rounds: each round starts every op whose
     inputs are tiled, then runs one stage for all the ops that wait for chunks."""
 
-    def __init__(self, order: list[TileableData], run_together: Callable[[list], list]):
+    def __init__(self, order: list[TileableData], run_together: Callable[[list], Generator[tuple, Any, list]]):
         self.order = order
         self.run_together = run_together
         self.position = position = {id(n): i for i, n in enumerate(order)}
@@ -268,13 +336,14 @@ class _Rounds:
         self.started: set[int] = set()  # ops (by id) being tiled or tiled
         self.waiting: list[tuple[Any, Generator, Any]] = []  # (op, its tiling, its request)
 
-    def run(self) -> None:
+    def run(self) -> Generator[tuple, Any, None]:
+        """Yields each stage to run as ``(chunks, want)``, and is sent its values (see :class:`TileSteps`)."""
         while True:
             self._start_ready()
             if not self.waiting:
                 break
             current, self.waiting = self.waiting, []
-            replies = self.run_together([request for _, _, request in current])
+            replies = yield from self.run_together([request for _, _, request in current])
             for (op, gen, _), reply in zip(current, replies):
                 self._advance(op, gen, reply)
         untiled = [n for n in self.order if not n.is_tiled]

@@ -37,7 +37,6 @@ from mars.services.execution.memory import (
     SOFT,
     MemoryBudget,
     MemorySample,
-    TreeMemory,
     estimate,
     private_bytes,
 )

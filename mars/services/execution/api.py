@@ -61,8 +61,10 @@ class SubtaskSpec:
     remote_inputs: dict[str, RemoteInput] = field(default_factory=dict)
     #: send small output values back with the report (the task's targets)
     report_values: bool = False
-    #: part of a small graph sent whole to one slot, run in order, passing values in memory
-    chained: bool = False
+    #: 0, or the number of a chain: the specs of one message with the same number go to one slot and run
+    #: in order, passing values in memory (a small graph sent whole, or a run of subtasks each reading
+    #: what the one before made)
+    chained: int = 0
     #: set by the worker before a slot runs it: descriptors of inputs held here
     local_inputs: dict[str, Any] = field(default_factory=dict)
 

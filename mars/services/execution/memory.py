@@ -165,16 +165,20 @@ def estimate(specs: list[SubtaskSpec], store: ChunkStore) -> Need:
     Inputs held here in shared memory are read in place and add nothing;
     spilled ones and other workers' are read into the slot. Outputs are
     sized from their known shapes and dtypes, else (a data frame, a shape
-    known only once run) as the inputs. Of a chain, the biggest member counts.
+    known only once run) as the inputs. Of a chain, the biggest member counts; a member reading what an
+    earlier one made counts that as its input (it is held in the slot's memory, not in the store).
     """
     loaded = outputs = all_inputs = 0
     factor = DEFAULT_MEMORY_FACTOR
+    made: dict[str, int] = {}
     for spec in specs:
         st = spec.subtask
         inputs = 0
         for key in dict.fromkeys(st.input_keys):
             desc = store.find(spec.session_id, key)
-            if desc is not None:
+            if key in made:
+                inputs += made[key]
+            elif desc is not None:
                 inputs += desc.nbytes
                 loaded += desc.nbytes if desc.spilled else 0
             elif key in spec.remote_inputs:
@@ -183,7 +187,10 @@ def estimate(specs: list[SubtaskSpec], store: ChunkStore) -> Need:
                 loaded += n
         all_inputs += inputs
         size = _outputs_bytes(st)
-        outputs = max(outputs, size if size >= 0 else inputs, _steps_bytes(st.op))
+        size = size if size >= 0 else inputs
+        outputs = max(outputs, size, _steps_bytes(st.op))
+        if spec.chained:
+            made.update((k, size // max(len(st.output_keys), 1)) for k in st.output_keys)
         factor = max(factor, float(getattr(type(st.op), "memory_factor", DEFAULT_MEMORY_FACTOR)))
     return Need(loaded, outputs, factor, all_inputs)
 

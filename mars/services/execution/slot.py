@@ -204,12 +204,15 @@ def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
     this slot in the descriptors of chunks it keeps in device memory.
     """
     made: dict[str, Any] = {}
-    failed: set[str] = set()
+    failed: set[tuple[str, int]] = set()
     copied: set[str] = set()
     outcomes = []
+    # a chain's value is held in memory until its last reader in the batch ran (a long chain of big
+    # partitions would otherwise hold every step's output at once)
+    last_read = {k: i for i, spec in enumerate(specs) if spec.chained for k in spec.subtask.input_keys}
     try:
-        for spec in specs:
-            if spec.chained and spec.task_id in failed:
+        for i, spec in enumerate(specs):
+            if spec.chained and (spec.task_id, spec.chained) in failed:
                 continue  # the rest of a failed chain reads what failed: its first error is the report
             if (spec.session_id, spec.task_id) in cancelled:
                 continue
@@ -220,7 +223,10 @@ def _run_batch(specs: list[SubtaskSpec], remote: dict[str, Any], prefix: str,
             outcome.moved = DEVICE_CACHE.take_moved() if holder is not None else []
             outcomes.append(outcome)
             if outcome.error is not None and spec.chained:
-                failed.add(spec.task_id)
+                failed.add((spec.task_id, spec.chained))
+            if made:
+                for k in [k for k in made if last_read.get(k, -1) <= i]:
+                    del made[k]
     finally:
         if sampler is not None:
             sampler.pause()

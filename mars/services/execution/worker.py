@@ -209,16 +209,19 @@ class ExecutionActor(mo.Actor):
     def submit(self, specs: list[SubtaskSpec], reply_to: mo.ActorRef) -> None:
         """Queue ``specs``; their reports go to ``reply_to.subtasks_done``.
 
-        Chained specs (a small graph sent whole) stay together and go to one slot.
+        Chained specs (a small graph sent whole, a run of subtasks each reading the last) stay together,
+        one unit per chain number, and go to one slot.
         """
         for spec in specs:
             self._cancelled.discard((spec.session_id, spec.task_id))
-        if specs and specs[0].chained:
-            lane = self._lane_for(specs)
-            heapq.heappush(lane.queue, (specs[0].priority, next(self._seq), list(specs), reply_to))
-        else:
-            for spec in specs:
+        chains: dict[int, list[SubtaskSpec]] = {}
+        for spec in specs:
+            if spec.chained:
+                chains.setdefault(spec.chained, []).append(spec)
+            else:
                 heapq.heappush(self._lane_for([spec]).queue, (spec.priority, next(self._seq), [spec], reply_to))
+        for unit in chains.values():
+            heapq.heappush(self._lane_for(unit).queue, (unit[0].priority, next(self._seq), unit, reply_to))
         self._pump()
 
     def cancel(self, session_id: str, task_id: str) -> int:
@@ -573,6 +576,10 @@ class ExecutionActor(mo.Actor):
             outcome = by_id.get((spec.task_id, spec.index))
             if outcome is not None:  # none: skipped after an earlier failure in its chain
                 self._report(spec, reply_to, outcome)
+        # the batch's reports leave now, before the next batch is sent to the slot (the supervisor is
+        # waiting for them to dispatch what they make ready)
+        for reply_to in list(self._outbox):
+            self._flush(reply_to)
         adopt_moved(self._cache, [m for o in outcomes for m in o.moved])
         self._cache.release(hand.need.outputs)
 

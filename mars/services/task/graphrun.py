@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ...core.executor import estimated_elements
@@ -24,6 +25,8 @@ from .graphstate import GraphState
 if TYPE_CHECKING:
     from .processor import SessionProcessor, TaskRecord
 
+#: a chained subtask reads at most this much from workers other than its chain's (see GraphRun._add_followers)
+_FOLLOW_MAX_REMOTE_BYTES = 1 << 20
 #: a graph this small runs whole on one slot (see GraphRun._is_small)
 _CHAIN_MAX_SUBTASKS = 256
 _CHAIN_MAX_ELEMENTS = 100_000
@@ -61,6 +64,9 @@ class GraphRun:
         #: fetched): the placer counts them as holders, so a broadcast side moves once per worker, not once per read
         self.copies: dict[str, set[str]] = {}
         self.chained = False
+        #: the rest of each chain by its head (see :func:`chains`), and the subtasks sent with their head
+        self.chains = chains(self.state.subtasks)
+        self.followers: set[int] = set()
         self.view = proc.task_graph(task).add_run(base, subtasks)
         #: keys this run reads or makes and still needs: other runs of the session do not free them meanwhile
         self.pinned = {k for st in self.state.subtasks for k in (*st.input_keys, *st.output_keys)}
@@ -74,7 +80,7 @@ class GraphRun:
         if self.state.total == 0:
             self.future.set_result(None)
             return
-        if self._is_small() or await self._is_one_device():
+        if self._is_small() or self._is_local_path() or await self._is_one_device():
             await self._dispatch_chained()
         else:
             await self.dispatch(self.state.initial_ready(), sources=True)
@@ -89,6 +95,25 @@ class GraphRun:
                 m = self.proc.meta.get(k)
                 input_bytes += m.nbytes if m is not None else 0
         return input_bytes < _CHAIN_MAX_INPUT_BYTES and estimated_elements(self.state.subtasks, {}) < _CHAIN_MAX_ELEMENTS
+
+    def _is_local_path(self) -> bool:
+        """Each subtask reads what the one before it made (a filter, a projection, a sort of one partition,
+        say), and what they read that is computed already is nearly all on one worker: they would run one
+        after the other there anyway, so the graph goes whole to one slot, whatever its size (one round
+        trip to a worker instead of one per subtask)."""
+        subtasks = self.state.subtasks
+        if not 1 < len(subtasks) <= _CHAIN_MAX_SUBTASKS or any(st.gpu for st in subtasks):
+            return False
+        if any(set(before.output_keys).isdisjoint(after.input_keys) for before, after in pairwise(subtasks)):
+            return False
+        held: dict[str, int] = {}
+        for k in {k for st in subtasks for k in st.input_keys}:
+            m = self.proc.meta.get(k)
+            if m is not None:
+                for w in m.holders:
+                    held[w] = held.get(w, 0) + m.nbytes
+        total = sum(m.nbytes for k in {k for st in subtasks for k in st.input_keys} if (m := self.proc.meta.get(k)))
+        return total - max(held.values(), default=0) <= _FOLLOW_MAX_REMOTE_BYTES
 
     async def _is_one_device(self) -> bool:
         """A GPU graph whose inputs all sit on one worker with one GPU goes there whole: its subtasks would run
@@ -128,7 +153,7 @@ class GraphRun:
         address = placer.place(held, gpu=gpu)
         specs = [self._spec(i, address, placer) for i in range(self.state.total)]
         for spec in specs:
-            spec.chained = True
+            spec.chained = 1
         placer.add_load(address, len(specs) - 1, gpu=gpu)  # place() counted one; each spec is reported
         await self.proc.send_specs(address, specs)
 
@@ -150,7 +175,43 @@ class GraphRun:
         for i in rest:
             address = placer.place(self._held_by(i), gpu=subtasks[i].gpu)
             by_worker.setdefault(address, []).append(self._spec(i, address, placer))
-        await asyncio.gather(*[self.proc.send_specs(address, specs) for address, specs in by_worker.items()])
+        for specs in by_worker.values():
+            self._add_followers(specs, placer)
+        if len(by_worker) == 1:  # no task to wrap the send in: it leaves in this loop turn
+            await self.proc.send_specs(*next(iter(by_worker.items())))
+        else:
+            await asyncio.gather(*[self.proc.send_specs(address, specs) for address, specs in by_worker.items()])
+
+    def _add_followers(self, specs: list[SubtaskSpec], placer: Any) -> None:
+        """Send with each spec heading a chain (see :func:`chains`) the rest of the chain, to run after it in
+        its slot: one round trip through the supervisor per chain instead of one per subtask."""
+        for spec in list(specs):
+            i = spec.index - self.base
+            rest = self.chains.get(i)
+            if not rest:
+                continue
+            address = self.placed[i]
+            # a subtask reading much from another worker is left to the placer (it may go where that is)
+            # and heads the rest of the chain
+            n = next((n for n, j in enumerate(rest) if self._remote_bytes(j, address) > _FOLLOW_MAX_REMOTE_BYTES),
+                     len(rest))
+            if n < len(rest) - 1:
+                self.chains[rest[n]] = rest[n + 1:]
+            if not n:
+                continue
+            spec.chained = spec.index + 1
+            for j in rest[:n]:
+                follower = self._spec(j, address, placer)
+                follower.chained = spec.chained
+                specs.append(follower)
+                self.followers.add(j)
+            placer.add_load(address, n, gpu=False)  # place() counted the head; each spec is reported
+
+    def _remote_bytes(self, i: int, address: str) -> int:
+        """Bytes of subtask ``i``'s computed inputs that ``address`` does not hold."""
+        meta = self.proc.meta
+        return sum(m.nbytes for k in self.state.subtasks[i].input_keys
+                   if (m := meta.get(k)) is not None and address not in m.holders)
 
     def _held_by(self, i: int) -> dict[str, int]:
         """Bytes of subtask ``i``'s inputs by the worker holding them (or soon holding a copy)."""
@@ -206,6 +267,8 @@ class GraphRun:
         free = self._let_go(released, free)
         if self.chained:
             ready = []  # sent already, with the rest of the chain
+        elif self.followers:
+            ready = [j for j in ready if j not in self.followers]  # sent with the head of their chain
         if self.state.is_finished:
             self.future.set_result(None)
         return ready, free
@@ -264,3 +327,38 @@ class GraphRun:
     def finish(self, doomed: Sequence[str] = ()) -> list[str]:
         """The run ended: it lets go of every key it still pins; returns what to free now."""
         return self._let_go(list(self.pinned), doomed)
+
+
+def chains(subtasks: Sequence[Subtask]) -> dict[int, list[int]]:
+    """Runs of subtasks in which each reads, of what the graph makes, only what the one before made, and is
+    the only subtask to read it: each waits for the one before anyway, so a run goes whole to the slot its
+    first subtask goes to. By the index of the first, the others in order (GPU subtasks are never chained).
+
+    >>> from mars.core.graph import Subtask
+    >>> a, b, c = Subtask("op", [], ["a"]), Subtask("op", ["a"], ["b"]), Subtask("op", ["b", "x"], ["c"])
+    >>> chains([a, b, c]), chains([a, b, Subtask("op", ["a"], ["d"])])
+    ({0: [1, 2]}, {})
+    """
+    made_by = {k: i for i, st in enumerate(subtasks) for k in st.output_keys}
+    readers: dict[int, set[int]] = {}
+    reads: list[set[int]] = []
+    for j, st in enumerate(subtasks):
+        sources = {made_by[k] for k in st.input_keys if k in made_by}
+        reads.append(sources)
+        for i in sources:
+            readers.setdefault(i, set()).add(j)
+    after = {}
+    for j, sources in enumerate(reads):
+        if len(sources) == 1:
+            i = next(iter(sources))
+            if readers[i] == {j} and not subtasks[i].gpu and not subtasks[j].gpu:
+                after[i] = j
+    out: dict[int, list[int]] = {}
+    for head in sorted(set(after) - set(after.values())):
+        rest: list[int] = []
+        i = head
+        while i in after and len(rest) < _CHAIN_MAX_SUBTASKS:
+            i = after[i]
+            rest.append(i)
+        out[head] = rest
+    return out

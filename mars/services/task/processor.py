@@ -17,7 +17,7 @@ import logging
 import time
 import traceback
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ from ... import oscar as mo
 from ...core.entity import ChunkData, TileableData
 from ...core.fusion import fuse
 from ...core.graph import build_subtasks, gc_paused
-from ...core.tiling import Tiler, wanted
+from ...core.tiling import Stage, TileSteps, wanted
 from ..cluster.api import ClusterAPI
 from ...core.operator import HeldData
 from ..errors import DataNotFound, NoWorkersError, TaskCancelled, TaskNotFound, WorkerLost
@@ -55,6 +55,8 @@ class TaskConfig:
     max_retries: int = 3
     #: a worker that does not answer a check within this long is taken for gone
     probe_timeout: float = 5.0
+    #: a tiling step after a stage runs on the event loop while the one before took less than this (seconds)
+    inline_tile_below: float = 0.005
 
 
 @dataclass
@@ -99,6 +101,8 @@ class SessionProcessor:
         self._pending_release: list[str] = []
         self._runs_by_task: dict[str, list[GraphRun]] = {}
         self._freeing: dict[str, list[str]] = {}
+        #: deletes on their way to workers, by (worker, key): a key made there again is sent after
+        self._deleting: dict[tuple[str, str], asyncio.Future] = {}
         self._free_scheduled = False
         self._background: set[asyncio.Task] = set()
         self._watcher: asyncio.Task | None = None
@@ -239,9 +243,8 @@ class SessionProcessor:
         task.status = TaskStatus.running
         loop = asyncio.get_running_loop()
         try:
-            tiler = Tiler(lambda chunks, want: self._stage_from_thread(loop, task, chunks, want))
             started = time.perf_counter()
-            await loop.run_in_executor(None, _tile_without_gc, tiler, task.targets)
+            await self._tile(task, loop)
             tiled = time.perf_counter()
             if task.cancelled:
                 raise TaskCancelled(f"task {task.task_id} was cancelled")
@@ -305,19 +308,43 @@ class SessionProcessor:
         return chunk.shape
 
     # ------------------------------------------------------------------ graphs
-    def _stage_from_thread(self, loop: asyncio.AbstractEventLoop, task: TaskRecord,
-                           chunks: Sequence[ChunkData], want_values: Any) -> Any:
-        """Called by the tiling thread: run ``chunks`` on the cluster and wait."""
-        if task.cancelled:
-            raise TaskCancelled(f"task {task.task_id} was cancelled")
-        keep = {c.key for c in chunks}
-        # one trip to the loop and back for a stage and its values: each hop waits for the other thread
-        values = asyncio.run_coroutine_threadsafe(self._run_stage(task, chunks, keep, want_values), loop).result()
+    async def _tile(self, task: TaskRecord, loop: asyncio.AbstractEventLoop) -> None:
+        """Tile the task's targets, running on the cluster the stages that tiling asks for on the way.
+
+        The first step (most of the tiling, as a rule) runs on a thread: the loop serves workers' reports
+        meanwhile. A step after a stage (an op's ``tile()`` going on with a few values) runs on the loop
+        itself while the step before took under ``inline_tile_below`` seconds: a stage then costs no hop
+        to the thread and back, each of which waits for the other thread to be scheduled (and for the
+        GIL). A step that takes longer sends the next ones back to the thread.
+        """
+        steps = TileSteps(task.targets)
+        try:
+            stage, took = await loop.run_in_executor(None, _step_without_gc, steps.step)
+            inline = took < self.config.inline_tile_below
+            while stage is not None:
+                chunks, want = stage
+                try:
+                    if task.cancelled:
+                        raise TaskCancelled(f"task {task.task_id} was cancelled")
+                    values = await self._run_stage(task, chunks, {c.key for c in chunks}, want)
+                except BaseException as e:  # noqa: BLE001 - raised where the ops' tile() wait, as a stage's error
+                    stage = steps.throw(e)
+                    continue
+                self._learn_shapes(chunks)
+                if inline:
+                    stage, took = _step_without_gc(steps.step, values)
+                else:
+                    stage, took = await loop.run_in_executor(None, _step_without_gc, steps.step, values)
+                inline = took < self.config.inline_tile_below
+        finally:
+            steps.close()
+
+    def _learn_shapes(self, chunks: Sequence[ChunkData]) -> None:
+        """A stage ran: its chunks take the shapes they turned out to have (sizes after a filter, say)."""
         for c in chunks:
             shape = self._shape(c)
             if tuple(shape) != tuple(c.shape):
                 c.shape = tuple(shape)
-        return values
 
     async def _run_stage(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
                          want_values: Any) -> list[Any] | None:
@@ -424,6 +451,7 @@ class SessionProcessor:
         if task is not None:
             task.workers_used.add(address)
         try:
+            await self._deletes_done(address, specs)
             await mo.ActorRef(address, EXECUTION_UID).submit(specs, self.reply_to)
         except Exception as e:  # noqa: BLE001 - the worker is unreachable: the runs waiting on it fail
             logger.warning("could not send %d subtasks to worker %s: %s", len(specs), address, e)
@@ -459,7 +487,10 @@ class SessionProcessor:
             to_free.extend(free)
             if ready:
                 to_dispatch.append((run, ready))
-        await asyncio.gather(*[run.dispatch(ready) for run, ready in to_dispatch])
+        if len(to_dispatch) == 1:  # as a rule: no task to wrap it in, and one loop turn less before it is sent
+            await to_dispatch[0][0].dispatch(to_dispatch[0][1])
+        else:
+            await asyncio.gather(*[run.dispatch(ready) for run, ready in to_dispatch])
         if to_free:
             self._free_soon(to_free)
 
@@ -474,7 +505,7 @@ class SessionProcessor:
             elif not self._held_on(o.key, report.worker):
                 dropped.append(o.key)
         if dropped:  # not awaited: the reports after this one must not wait on a worker that may be gone
-            self._spawn(self._delete_on(report.worker, dropped))
+            self._start_delete(report.worker, dropped)
 
     def _held_on(self, key: str, worker: str) -> bool:
         """Whether meta has ``key`` on ``worker`` (a later run made it there again: it must stay)."""
@@ -587,7 +618,7 @@ class SessionProcessor:
         for m in self.meta.pop_many(k for k in keys if k not in self.refs):
             for w in m.holders:
                 by_worker.setdefault(w, []).append(m.key)
-        await asyncio.gather(*[self._delete_on(w, ks) for w, ks in by_worker.items()])
+        await asyncio.gather(*[self._start_delete(w, ks) for w, ks in by_worker.items()])
 
     def _free_soon(self, keys: list[str]) -> None:
         """Free intermediates with one message per worker per event-loop turn, not one per report."""
@@ -603,13 +634,42 @@ class SessionProcessor:
         self._free_scheduled = False
         batches, self._freeing = self._freeing, {}
         for worker, keys in batches.items():
-            self._spawn(self._delete_on(worker, keys))
+            self._start_delete(worker, keys)
+
+    def _start_delete(self, worker: str, keys: list[str]) -> asyncio.Task:
+        """Delete ``keys`` on ``worker``; until it is done, a subtask making one of them there waits."""
+        done = asyncio.get_running_loop().create_future()
+        for k in keys:
+            self._deleting[worker, k] = done
+
+        async def delete() -> None:
+            try:
+                await self._delete_on(worker, keys)
+            finally:
+                done.set_result(None)
+                for k in keys:
+                    if self._deleting.get((worker, k)) is done:
+                        del self._deleting[worker, k]
+
+        return self._spawn(delete())
 
     async def _delete_on(self, worker: str, keys: list[str]) -> None:
         try:
             await mo.ActorRef(worker, STORAGE_UID).delete(self.session_id, keys)
         except Exception as e:  # noqa: BLE001 - a lost worker took its chunks with it
             logger.debug("could not free %d chunks on %s: %s", len(keys), worker, e)
+
+    async def _deletes_done(self, worker: str, specs: list[SubtaskSpec]) -> None:
+        """Wait for the deletes on ``worker`` of keys that ``specs`` make again (a chunk freed, then
+        computed anew by a later stage): a delete arriving after the new copy would take that instead."""
+        keys = {k for spec in specs for k in spec.subtask.output_keys}
+        pending = self._freeing.get(worker)
+        if pending and not keys.isdisjoint(pending):
+            self._flush_frees()
+        if self._deleting:
+            waits = {id(f): f for k in keys if (f := self._deleting.get((worker, k))) is not None}
+            if waits:
+                await asyncio.gather(*waits.values())
 
     def _release_stage_results(self, task: TaskRecord, keep: set[str]) -> None:
         """Tiling is over: no later ``tile()`` reads the task's stage results, so those not in ``keep``
@@ -665,9 +725,11 @@ class SessionProcessor:
         await asyncio.gather(*[drop(w) for w in workers])
 
 
-def _tile_without_gc(tiler: Tiler, targets: list[TileableData]) -> None:
+def _step_without_gc(step: Callable[..., Stage | None], *args: Any) -> tuple[Stage | None, float]:
+    """What ``step(*args)`` returns, and the seconds it took (on whichever thread it ran)."""
+    started = time.perf_counter()
     with gc_paused():
-        tiler.tile(targets)
+        return step(*args), time.perf_counter() - started
 
 
 def _nsplits(t: TileableData, chunks: list[ChunkResult]) -> tuple:
