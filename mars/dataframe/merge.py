@@ -10,7 +10,11 @@ strategies (chosen when tiling, once the sides' sizes are known):
 - **single**: both sides fit in one partition: one pandas merge.
 - **broadcast**: the side the result's order follows is big and the other
   small: every partition of the big side merges with the whole small side;
-  the partitions stay in order, and so do the rows.
+  the partitions stay in order, and so do the rows. A broadcast right side
+  of an ``inner`` join on one integer key, in several partitions of many
+  more rows than the left, first keeps only the rows whose key the left
+  has, where each partition lies, and only those are gathered
+  (:func:`~mars.dataframe.merge_semi.semi_reduced`).
 - **broadcast_left_ordered**: an ``inner`` (or ``left``) join whose left side
   is small and right side big: every right partition merges with the whole
   left, each row carrying its left position as a hidden column, and the
@@ -63,10 +67,16 @@ from .merge_order import (
     ordered_by_position,
     ordered_in_meta_dtypes,
 )
-from .merge_semi import semi_filtered
+from .merge_semi import semi_filtered, semi_reduced
 from .merge_table import BuildKeyTable, PartnerCount, TableMerge
 from .meta import METAS, empty_meta, fake, signature
-from .rows import known_rows_of, renumber_rows, single_chunk
+from .rows import (
+    ConcatChunks,
+    concat_chunks,
+    known_rows_of,
+    renumber_rows,
+    single_chunk,
+)
 from .shuffle import ConcatPieces, narrow_codes, split_by_codes
 
 __all__ = ["merge"]
@@ -320,7 +330,7 @@ class Merge(PandasOperator):
             return (yield from _tile_broadcast_left_ordered(op, lrows, rrows))
         key = _table_key(op) if strategy == "broadcast_right" else None
         if key is not None and _renumbered_only(op) and len(op.inputs[0].chunks) <= _COUNTS_FAN_IN:
-            chunks = _table_merges(op, key, numbered=True)
+            chunks = _table_merges(op, key, lrows, rrows, numbered=True)
             return Tiled(chunks, nsplits_of(op.outputs[0].meta, (np.nan,) * len(chunks)))
         if strategy == "range":
             merged = yield from _range_merges(op, lrows, rrows)
@@ -439,8 +449,8 @@ def _direct_merges(op: Merge, strategy: str, lrows: Sequence[int], rrows: Sequen
     elif strategy == "broadcast_right":
         key = _table_key(op)
         if key is not None:
-            return _table_merges(op, key)
-        whole = single_chunk(right)
+            return _table_merges(op, key, lrows, rrows)
+        whole = _gathered(op, lrows, rrows)
         pairs = [(c, whole) for c in left.chunks]
     else:
         whole = single_chunk(left)
@@ -466,12 +476,19 @@ def _table_key(op: Merge) -> Any:
     return label if op.outputs[0].meta.shape[1] == lmeta.shape[1] + rmeta.shape[1] - 1 else None
 
 
-def _table_merges(op: Merge, key: Any, numbered: bool = False) -> list:
+def _gathered(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> Any:
+    """The broadcast right side in one chunk, less the rows no left key meets (see :func:`semi_reduced`)."""
+    left, right = op.inputs
+    return concat_chunks(semi_reduced(op.kwargs, op.keys, left, right, lrows, rrows), right.meta)
+
+
+def _table_merges(op: Merge, key: Any, lrows: Sequence[int], rrows: Sequence[int], numbered: bool = False) -> list:
     """Every left partition merged with one :class:`KeyTable` of the whole right side (see :mod:`.merge_table`);
     ``numbered``: each numbers its rows on from the partitions' before it (their :class:`PartnerCount`)."""
     left, right = op.inputs
     meta = op.outputs[0].meta
-    table = BuildKeyTable(on=key, meta=right.meta).new_chunk(list(right.chunks), index=(0,), shape=(), meta=None)
+    cut = semi_reduced(op.kwargs, op.keys, left, right, lrows, rrows)
+    table = BuildKeyTable(on=key, meta=right.meta).new_chunk(cut, index=(0,), shape=(), meta=None)
     merge_op = TableMerge(kwargs=op.kwargs, on=key, columns=meta.columns, numbered=numbered)
     counts = [PartnerCount(on=key).new_chunk([c, table], index=(i,), shape=(), meta=None)
               for i, c in enumerate(left.chunks[:-1])] if numbered else []
@@ -567,7 +584,7 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int])
     if _renumbered_only(op):
         for c in merged:
             c.meta = out.meta
-        chunks, nsplits = renumber_rows(merged, out.meta)
+        chunks, nsplits = renumber_rows(merged, out.meta, first_numbered=True)
         return Tiled(chunks, nsplits)
     names = _index_names(op, lrows, rrows)
     info_chunks = [MergeInfo(position=None, bounds=None).new_chunk([c], index=(i,), shape=(), meta=None)
@@ -615,10 +632,11 @@ def _tile_broadcast_left_ordered(op: Merge, lrows: Sequence[int], rrows: Sequenc
     """
     left, right = op.inputs
     kwargs = op.kwargs
-    whole = single_chunk(left)
-    meta = whole.meta.assign(**{_LPOS: np.array([], dtype=np.int64)})
-    placed = WithPositions(position=_LPOS).new_chunk([whole], index=(0, 0), shape=(sum(lrows), meta.shape[1]),
-                                                     meta=meta)
+    one = len(left.chunks) == 1
+    meta = (left.chunks[0] if one else left).meta.assign(**{_LPOS: np.array([], dtype=np.int64)})
+    # several partitions are numbered as they are gathered: one copy of the left, not two
+    placed = (WithPositions(position=_LPOS) if one else ConcatChunks(position=_LPOS)).new_chunk(
+        list(left.chunks), index=(0, 0), shape=(sum(lrows), meta.shape[1]), meta=meta)
     inner = dict(kwargs, how="inner")
     merged_meta = empty_meta(pd.merge(meta, right.meta, **inner))
     merge_op = MergeChunk(kwargs=inner, na_labels=_na_labels(op, lrows, rrows))

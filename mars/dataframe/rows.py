@@ -125,23 +125,33 @@ def rechunk_rows(obj: Any, chunk_size: Any) -> Any:
 
 
 class ConcatChunks(PandasOperator):
-    """Many partitions as one chunk (pandas concat)."""
+    """Many partitions as one chunk (pandas concat).
 
-    params = ()
+    With ``position``, a column of that name holds each row's position in
+    the whole, from 0 (a join's hidden column, see :mod:`.merge_order`).
+    """
+
+    params = ("position",)
 
     def execute(self, *parts: Any) -> Any:
         meta = self.outputs[0].meta if self.outputs and self.outputs[0] is not None else None
-        return concat_values(list(parts), meta)
+        out = concat_values(list(parts), meta)
+        if self.position is not None:  # the concatenation is a new frame: the column is added in place
+            out[self.position] = np.arange(len(out), dtype=np.int64)
+        return out
 
 
 def single_chunk(data: Any) -> Any:
     """One chunk holding all of ``data`` (its only chunk when it has one)."""
-    if len(data.chunks) == 1:
-        return data.chunks[0]
-    rows = sum(c.shape[0] for c in data.chunks)
-    meta = data.meta
-    return ConcatChunks().new_chunk(list(data.chunks), index=chunk_index_of(meta, 0),
-                                    shape=chunk_shape_of(meta, rows), meta=meta)
+    return concat_chunks(list(data.chunks), data.meta)
+
+
+def concat_chunks(chunks: list, meta: Any) -> Any:
+    """One chunk holding ``chunks`` (partitions of a tileable whose metadata is ``meta``) end to end."""
+    if len(chunks) == 1:
+        return chunks[0]
+    rows = sum(c.shape[0] for c in chunks)
+    return ConcatChunks().new_chunk(chunks, index=chunk_index_of(meta, 0), shape=chunk_shape_of(meta, rows), meta=meta)
 
 
 def rewrap(data: Any) -> Any:
@@ -199,14 +209,16 @@ def numbered(chunks: list, rows: Sequence[int], meta: Any, start: int = 0, step:
 _FAN_IN = 32
 
 
-def renumber_rows(chunks: list, meta: Any) -> tuple[list, tuple]:
+def renumber_rows(chunks: list, meta: Any, first_numbered: bool = False) -> tuple[list, tuple]:
     """``chunks`` (each indexed from 0) numbered ``0..n-1`` across, and the nsplits (sizes unknown until run).
 
     Each chunk's start is the running count of the rows before it: a chain of
     tiny ops on the chunks' row counts, not a tiling stage, so chunks are
     parsed, numbered and consumed one after another and the whole never has
     to sit in memory. Chunks whose sizes are known already are numbered
-    directly.
+    directly. With ``first_numbered`` the first chunk holds ``0..k-1`` as a
+    ``RangeIndex`` already (as pandas' merge numbers its result) and is kept
+    as it is: a copy fewer, and on a cluster a subtask fewer.
     """
     rows = [c.shape[0] for c in chunks]
     if not has_unknown(rows):
@@ -214,7 +226,9 @@ def renumber_rows(chunks: list, meta: Any) -> tuple[list, tuple]:
     out, before, counts = [], None, []
     for i, c in enumerate(chunks):
         shape = chunk_shape_of(meta, np.nan)
-        if before is None:
+        if i == 0 and first_numbered:
+            out.append(c)
+        elif before is None:
             out.append(RenumberRows(start=0, step=1, name=None).new_chunk([c], index=chunk_index_of(meta, i),
                                                                           shape=shape, meta=meta))
         else:
