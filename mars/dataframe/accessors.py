@@ -39,6 +39,7 @@ from .core import (
 from .datasource import from_pandas
 from .map import map_partitions
 from .meta import fake, infer
+from .metakey import cached_meta, meta_key
 from .reduction import tree_reduce
 from .reshape import MapOne
 
@@ -102,16 +103,27 @@ def varies_with_missing(func: Callable, meta: Any, *args: Any) -> bool:
         return True
 
 
-def _apply_method(obj: Any, func: Callable, *args: Any, same_rows: bool = True) -> Any:
+def _apply_method(obj: Any, func: Callable, *args: Any, same_rows: bool = True, checked: bool = False) -> Any:
+    """``func(partition, *args)`` per partition; ``checked``: first run it on the meta, for pandas' argument errors.
+
+    The meta and whether it varies with missing values are worked out once per
+    expression shape (see :mod:`.metakey`).
+    """
+    key = meta_key("accessor", (obj.meta,), func, args, same_rows, checked)
+    meta, varies = cached_meta(key, lambda: _method_meta(obj.meta, func, args, checked))
+    out = map_partitions(func, obj, *args, meta=meta, same_rows=same_rows)
+    return unify_meta(out) if varies else out
+
+
+def _method_meta(meta: Any, func: Callable, args: tuple, checked: bool) -> tuple[Any, bool]:
+    if checked:
+        func(meta, *args)  # pandas' argument errors, raised now
     try:
         # typical values, not empty input: on no rows pandas cannot tell ``str.partition``'s three columns
-        meta = infer(func, obj.meta, *args, sample=True)
+        out = infer(func, meta, *args, sample=True)
     except Exception:  # noqa: BLE001 - e.g. ``str.index`` of a substring the sample lacks
-        meta = infer(func, obj.meta, *args)
-    out = map_partitions(func, obj, *args, meta=meta, same_rows=same_rows)
-    if varies_with_missing(func, obj.meta, *args):
-        return unify_meta(out)
-    return out
+        out = infer(func, meta, *args)
+    return out, varies_with_missing(func, meta, *args)
 
 
 # ----------------------------------------------------------------- str
@@ -133,8 +145,7 @@ class StringMethods:
         self._obj = obj
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        getattr(self._obj.meta.str, name)(*args, **kwargs)  # pandas' argument errors, raised now
-        return _apply_method(self._obj, _str_call, name, args, kwargs)
+        return _apply_method(self._obj, _str_call, name, args, kwargs, checked=True)
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, slice):
@@ -390,8 +401,7 @@ class _DtMethod:
         self._obj, self._name = obj, name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        getattr(self._obj.meta.dt, self._name)(*args, **kwargs)
-        return _apply_method(self._obj, _dt_call, self._name, args, kwargs)
+        return _apply_method(self._obj, _dt_call, self._name, args, kwargs, checked=True)
 
 
 Series.str = property(StringMethods, doc="Vectorized string methods (``pandas.Series.str``).")

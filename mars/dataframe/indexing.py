@@ -29,6 +29,7 @@ from .core import (
 )
 from .datasource import from_pandas
 from .map import MapPartitions, Whole, map_partitions
+from .metakey import cached_meta, meta_key
 from .selection import (
     check_slice_ints, getitem_bool_error, iloc_bool_error, is_bool_list, is_bool_tensor, label_slice, mask_rows,
     pick_labels, pick_row, row_slice, rows_arg_map, shape_like, take_positions,
@@ -117,7 +118,9 @@ def _pruned(data: PandasData, columns: list) -> PandasData | None:
 def select_columns(df: Any, key: Any) -> Any:
     """``df[key]`` for a column label (a Series) or a list of labels (a DataFrame), pruning the source."""
     data = as_data(df)
-    meta = data.meta[key]  # pandas' KeyError for missing columns, now
+    # a list's columns are worked out once per expression shape; one column is quicker to take than to look up
+    key_of = meta_key("getitem", (data.meta,), key) if isinstance(key, list) else None
+    meta = cached_meta(key_of, lambda: data.meta[key])  # pandas' KeyError for missing columns, now
     labels = [key] if isinstance(meta, pd.Series) else list(meta.columns)
     if isinstance(meta, pd.DataFrame) and labels == list(data.meta.columns) and not meta.columns.has_duplicates:
         return wrap(data)

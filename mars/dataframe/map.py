@@ -25,6 +25,7 @@ from ..core.operator import Tiled
 from ..tensor.core import TensorData
 from .core import PandasData, PandasOperator, chunk_index_of, chunk_shape_of, nsplits_of, row_splits
 from .meta import check_declared, infer
+from .metakey import cached_meta, meta_key
 
 
 class Whole:
@@ -49,6 +50,9 @@ class Slot:
 
     def __mars_tokenize__(self) -> str:
         return f"<slot {self.i}>"
+
+    def __mars_meta_key__(self) -> int:
+        return self.i
 
     def __repr__(self) -> str:
         return f"Slot({self.i})"
@@ -195,8 +199,7 @@ def map_partitions(func: Callable | str, *args: Any, meta: Any = None, same_rows
     if "rows" not in roles:
         raise TypeError("map_partitions needs at least one lazy DataFrame, Series or Index argument")
     if meta is None:
-        metas = tuple(_meta_of(d) for d in inputs)
-        meta = infer(lambda *a, **k: call(func, a, k), *_fill(slot_args, metas), sample=sample, **_fill(slot_kwargs, metas))
+        meta = _inferred(func, inputs, slot_args, slot_kwargs, sample)
     if not isinstance(meta, (pd.DataFrame, pd.Series, pd.Index)):
         raise TypeError(f"{_name(func)} does not give a pandas object per partition (got {type(meta).__name__}); "
                         "pass meta= or use a reduction")
@@ -210,6 +213,15 @@ def map_partitions(func: Callable | str, *args: Any, meta: Any = None, same_rows
     shape = (rows, meta.shape[1]) if meta.ndim == 2 else (rows,)
     partitioning = first.partitioning if same_rows and (same or how == "left") else None
     return op.new_pandas(inputs, meta, shape, partitioning=partitioning)
+
+
+def _inferred(func: Callable | str, inputs: list, slot_args: tuple, slot_kwargs: dict, sample: bool) -> Any:
+    """The output's meta: ``func`` run on the inputs' metas (once per expression shape, see :mod:`.metakey`)."""
+    metas = tuple(_meta_of(d) for d in inputs)
+    described = tuple(("tensor", d.dtype) if isinstance(d, TensorData) else m for d, m in zip(inputs, metas))
+    key = meta_key("map_partitions", described, func, slot_args, slot_kwargs, sample)
+    return cached_meta(key, lambda: infer(lambda *a, **k: call(func, a, k), *_fill(slot_args, metas), sample=sample,
+                                          **_fill(slot_kwargs, metas)))
 
 
 def _name(func: Any) -> str:

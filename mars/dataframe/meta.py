@@ -86,9 +86,10 @@ def signature(obj: Any) -> tuple | None:
     """
     try:
         if isinstance(obj, pd.DataFrame):
-            if obj.attrs or any(isinstance(d, pd.CategoricalDtype) for d in obj.dtypes):
+            dtypes = tuple(obj.dtypes)  # built once: ``DataFrame.dtypes`` makes a new Series each time
+            if obj.attrs or any(isinstance(d, pd.CategoricalDtype) for d in dtypes):
                 return None
-            return ("frame", _index_signature(obj.columns), tuple(obj.dtypes), _index_signature(obj.index))
+            return ("frame", _index_signature(obj.columns), dtypes, _index_signature(obj.index))
         if isinstance(obj, pd.Series):
             if obj.attrs or isinstance(obj.dtype, pd.CategoricalDtype):
                 return None
