@@ -14,7 +14,7 @@ import pytest
 import mars
 import mars.dataframe as md
 import mars.remote
-from mars.services.errors import DataNotFound, NodeNotFound
+from mars.services.errors import DataNotFound, NodeNotFound, SessionNotFound
 from mars.services.storage import upload
 from mars.services.storage.shm import StoredObject, put_object, unlink_object
 from mars.services.storage.worker import check_uploaded
@@ -104,6 +104,16 @@ def test_an_upload_naming_no_worker_of_the_cluster_is_refused(cluster, session):
 
     with pytest.raises(NodeNotFound, match="127.0.0.1:1"):
         asyncio.run(go())
+
+
+def test_the_workers_taking_uploads_are_told_only_for_an_open_session(cluster, session):
+    async def go(session_id):
+        async with _client(cluster) as client:
+            return await client.upload_targets(session_id)
+
+    assert len(asyncio.run(go(session.session_id))) == 2
+    with pytest.raises(SessionNotFound, match="no-such-session"):
+        asyncio.run(go("no-such-session"))
 
 
 @pytest.mark.parametrize("body, message", [

@@ -196,7 +196,10 @@ class SessionAPI:
         await upload_chunks(self, session_id, chunks)
 
     async def upload_targets(self, session_id: str) -> list[UploadTarget]:
-        """The alive workers that take a client's chunks: address, slots and shared-memory segment prefix."""
+        """The alive workers that take a client's chunks: address, slots and shared-memory segment prefix.
+        SessionNotFound for a session that is not open (nothing is told about workers to a made-up one)."""
+        if not await self.has_session(session_id):
+            raise SessionNotFound.named(session_id)
         statuses = await mo.ActorRef(owner_of(session_id, self.supervisors), CLUSTER_UID).get_workers()
         prefixes = await asyncio.gather(*[mo.ActorRef(s.info.address, STORAGE_UID).prefix() for s in statuses])
         return [UploadTarget(s.info.address, max(1, s.info.n_cpu), p) for s, p in zip(statuses, prefixes)]
