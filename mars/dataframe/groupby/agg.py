@@ -14,7 +14,9 @@ How it chooses, at tile time:
    callable, ``apply``): a shuffle on the keys, then the call per partition.
 3. Otherwise the distinct keys of the first two non-empty partitions are
    counted first (a hash table over the key columns, block by block; the
-   partitions stay computed for what follows).
+   partitions stay computed for what follows, except where each is made in
+   one step from held data: only the two probed ones are made then, and the
+   others in the subtasks of their partials, never written out whole).
    Few groups (``groups <= TREE_RATIO * rows``, or at most ``TREE_ROWS``)
    means partials shrink the data: a **tree** (per-partition partials with
    ``sort=False``, merged, finished in one chunk). Many groups means the
@@ -63,7 +65,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.operator import Fetch, Tiled
+from ...core.operator import Fetch, HeldData, Tiled
 from ...core.options import options
 from ...core.shuffle import shuffle_chunks
 from ..core import (
@@ -135,13 +137,31 @@ def probe_groups(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, floa
     """
     probed = [p for p, chunks in enumerate(parts) if chunks[0].shape[0] != 0][:2] or [0]
     counts = [KeyCount(spec=spec).new_chunk(parts[p], index=(i,), shape=(2,), meta=None) for i, p in enumerate(probed)]
-    # every partition, not just the probed ones: both plans read them all, and computing two of a shuffle's
-    # outputs now and the others later would run its mappers twice
-    yield counts + [c for p in parts for c in p]
+    # every partition, not just the probed ones, unless each is one step from held data: both plans read them
+    # all, and computing two of a shuffle's outputs now and the others later would run its mappers twice
+    kept = parts if not _one_step_from_held(parts) else [parts[p] for p in probed]
+    yield counts + [c for p in kept for c in p]
     rows, groups = np.sum((yield Fetch(counts)), axis=0)
     if groups <= TREE_ROWS or groups <= TREE_RATIO * rows:
         return groups / len(probed)
     return None
+
+
+def _one_step_from_held(parts: list[list]) -> bool:
+    """Whether every chunk of ``parts`` is made by one op from held data or from sources of its own (chunks
+    with no inputs that no other partition reads): computing some partitions now and the others later then
+    recomputes nothing, and the others, left to the tree's partials, are made in their subtasks
+    (:class:`.tree.GroupPartial` ``fuses_inputs``) instead of being written out whole.
+    """
+    read: set[str] = set()
+    for chunk in (c for p in parts for c in p):
+        for i in chunk.op.inputs:
+            if isinstance(i.op, HeldData):
+                continue
+            if i.op.inputs or i.key in read:
+                return False
+            read.add(i.key)
+    return True
 
 
 class GroupByAgg(PandasOperator):
@@ -291,16 +311,31 @@ def ordered_ranges(ranges: list) -> bool:
 
 class ShareBoundary(PandasOperator):
     """A partition without the rows of the key it shares with the one before (``drop``), with the next
-    partition's rows of the key it shares with it (``take``)."""
+    partition's rows of the key it shares with it (``take``; ``following`` holds just those rows, cut by
+    :class:`KeyRows` where that partition lies, so the partition itself never travels).
+
+    It runs in the subtask of the call that reads it (``fusible``): the recut partition is never written out.
+    """
 
     params = ("column", "drop", "take")
+    fusible = True
 
     def execute(self, part: Any, following: Any = None) -> Any:
         if self.drop is not None:
             part = _rows_of_key(part, self.column, self.drop, keep=False)
         if self.take is not None:
-            part = pd.concat([part, _rows_of_key(following, self.column, self.take, keep=True)])
+            part = pd.concat([part, following])
         return part
+
+
+class KeyRows(PandasOperator):
+    """A copy of the rows of a partition whose ``column`` is ``value`` (the few rows it gives to the partition
+    before). Not ``fusible``: it runs apart, next to its partition, and only its small result moves."""
+
+    params = ("column", "value")
+
+    def execute(self, part: Any) -> Any:
+        return _rows_of_key(part, self.column, self.value, keep=True).copy()
 
 
 def _rows_of_key(part: pd.DataFrame, column: Any, key: Any, keep: bool) -> pd.DataFrame:
@@ -327,7 +362,11 @@ def _whole_groups(column: Any, parts: list[list], ranges: list) -> list:
         if drop is None and take is None:
             out.append(p[0])
             continue
-        inputs = [p[0]] + ([parts[nxt][0]] if take is not None else [])
+        inputs = [p[0]]
+        if take is not None:
+            following = parts[nxt][0]
+            inputs.append(KeyRows(column=column, value=take).new_chunk(
+                [following], index=following.index, shape=(np.nan,) + tuple(following.shape[1:]), meta=None))
         out.append(ShareBoundary(column=column, drop=drop, take=take).new_chunk(
             inputs, index=p[0].index, shape=(np.nan,) + tuple(p[0].shape[1:]), meta=None))
     return out

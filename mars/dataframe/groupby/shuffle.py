@@ -307,6 +307,8 @@ class GroupCall(PandasOperator):
     """
 
     params = ("spec", "call", "meta", "distinct")
+    #: a recut partition (:class:`.agg.ShareBoundary`) is made in the call's own subtask (see mars.core.fusion)
+    fuses_inputs = True
 
     def execute(self, part: Any, *keys: Any) -> Any:
         return run_call(self.spec, self.call, deduplicated(part, self.distinct), keys, self.meta)

@@ -200,6 +200,8 @@ class GroupPartial(PandasOperator):
     """
 
     params = ("spec", "partials", "block_rows", "dense")
+    #: a partition made from held data is made in the partials' own subtask (see mars.core.fusion)
+    fuses_inputs = True
 
     def execute(self, part: Any, *keys: Any) -> pd.DataFrame:
         if self.dense is not None:
