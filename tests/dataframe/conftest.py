@@ -1,6 +1,8 @@
-"""Each dataframe test runs in a fresh default local session."""
+"""Each dataframe test runs in a fresh default local session; ``strategies`` records the join strategies chosen."""
 
 from __future__ import annotations
+
+import sys
 
 import pytest
 
@@ -12,3 +14,18 @@ def _fresh_session():
     sess = mars.new_session()
     yield sess
     sess.close()
+
+
+@pytest.fixture
+def strategies(monkeypatch):
+    """The join strategies chosen (``merge.choose_strategy``'s answers), in order."""
+    merge_module = sys.modules["mars.dataframe.merge"]
+    seen: list[str] = []
+    choose = merge_module.choose_strategy
+
+    def spy(*args):
+        seen.append(choose(*args))
+        return seen[-1]
+
+    monkeypatch.setattr(merge_module, "choose_strategy", spy)
+    return seen

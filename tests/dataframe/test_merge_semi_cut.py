@@ -56,19 +56,6 @@ def gathered(monkeypatch):
     return seen
 
 
-@pytest.fixture
-def strategies(monkeypatch):
-    seen: list[str] = []
-    choose = merge_module.choose_strategy
-
-    def spy(*args):
-        seen.append(choose(*args))
-        return seen[-1]
-
-    monkeypatch.setattr(merge_module, "choose_strategy", spy)
-    return seen
-
-
 def _pairs() -> list:
     left, right = partitionings(NL), partitionings(NR)
     return [(lc, rc) for lc in left for rc in right]

@@ -35,20 +35,6 @@ def stages(monkeypatch):
     return seen
 
 
-@pytest.fixture
-def strategies(monkeypatch):
-    """The join strategies chosen."""
-    seen: list[str] = []
-    choose = merge_module.choose_strategy
-
-    def spy(*args):
-        seen.append(choose(*args))
-        return seen[-1]
-
-    monkeypatch.setattr(merge_module, "choose_strategy", spy)
-    return seen
-
-
 def _frames(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Strings, datetimes and timedeltas beside int keys (with duplicates and keys the other side lacks)."""
     rng = np.random.default_rng(seed)
