@@ -24,12 +24,15 @@ module imports none of them at its top.
 
 from __future__ import annotations
 
+import copyreg
 import pickle
 import sys
 from typing import Any
 
 _table: dict[type, Any] = {}
 _registered: set[str] = set()
+#: how many entries of copyreg's table were copied into ``_table`` (see dispatch_table)
+_copyreg_seen = 0
 
 
 def dispatch_table() -> dict[type, Any]:
@@ -49,7 +52,19 @@ def dispatch_table() -> dict[type, Any]:
                 except (KeyError, AttributeError):  # the library is half imported (another thread): next time
                     continue
                 _registered.add(name)
+    if len(copyreg.dispatch_table) != _copyreg_seen:
+        _take_copyreg()
     return _table
+
+
+def _take_copyreg() -> None:
+    """A pickler with a table of its own never looks in copyreg's: what libraries registered there
+    (numpy's ufuncs and dtype classes, ``re.Pattern``) would fail plain pickling and go the slow
+    cloudpickle way (``np.add`` in an op made each message that carried it ~2x slower to pickle)."""
+    global _copyreg_seen
+    for cls, reduce in list(copyreg.dispatch_table.items()):
+        _table.setdefault(cls, reduce)
+    _copyreg_seen = len(copyreg.dispatch_table)
 
 
 # -- numpy: datetime64 / timedelta64 and strided arrays out of band --------------
