@@ -31,6 +31,10 @@ _FOLLOW_MAX_REMOTE_BYTES = 1 << 20
 _CHAIN_MAX_SUBTASKS = 256
 _CHAIN_MAX_ELEMENTS = 100_000
 _CHAIN_MAX_INPUT_BYTES = 1 << 20
+#: a graph whose computed inputs sit on one worker goes whole to a slot there while they come to no more
+#: than this, and the outputs of known size to no more than _GATHER_MAX_ELEMENTS (see GraphRun._is_gathered)
+_GATHER_MAX_INPUT_BYTES = 4 << 20
+_GATHER_MAX_ELEMENTS = 1e7
 #: a GPU graph on one device goes whole to its slot while its outputs stay below this many elements
 _CHAIN_MAX_GPU_ELEMENTS = 1e9
 
@@ -50,8 +54,11 @@ class SubtaskLost(WorkerLost):
 
 
 class GraphRun:
-    def __init__(self, proc: SessionProcessor, task: TaskRecord, subtasks: Sequence[Subtask], keep: set[str], base: int):
+    def __init__(self, proc: SessionProcessor, task: TaskRecord, subtasks: Sequence[Subtask], keep: set[str], base: int,
+                 stage: bool = False):
         self.proc = proc
+        #: a stage's graph (tiling goes on after it): its intermediates may be kept for the graphs after it
+        self.stage = stage
         self.task = task
         self.keep = keep
         self.base = base
@@ -80,7 +87,7 @@ class GraphRun:
         if self.state.total == 0:
             self.future.set_result(None)
             return
-        if self._is_small() or self._is_local_path() or await self._is_one_device():
+        if self._is_small() or self._is_local_path() or self._is_gathered() or await self._is_one_device():
             await self._dispatch_chained()
         else:
             await self.dispatch(self.state.initial_ready(), sources=True)
@@ -114,6 +121,29 @@ class GraphRun:
                     held[w] = held.get(w, 0) + m.nbytes
         total = sum(m.nbytes for k in {k for st in subtasks for k in st.input_keys} if (m := self.proc.meta.get(k)))
         return total - max(held.values(), default=0) <= _FOLLOW_MAX_REMOTE_BYTES
+
+    def _is_gathered(self) -> bool:
+        """Every subtask reads something, and what the graph reads that is computed already is small and
+        (nearly all) on one worker: the last steps of a join or a groupby on their few partitions, say. The
+        graph goes whole to a slot there: level by level, each level would cost a round trip through the
+        supervisor, and the work they do on so little data is small. A graph with sources (which may make
+        much from nothing) or with outputs known to be big is left to the placer."""
+        subtasks = self.state.subtasks
+        if not 1 < len(subtasks) <= _CHAIN_MAX_SUBTASKS or any(st.gpu or not st.input_keys for st in subtasks):
+            return False
+        held: dict[str, int] = {}
+        total = 0
+        for k in {k for st in subtasks for k in st.input_keys}:
+            m = self.proc.meta.get(k)
+            if m is not None:
+                total += m.nbytes
+                for w in m.holders:
+                    held[w] = held.get(w, 0) + m.nbytes
+        if total > _GATHER_MAX_INPUT_BYTES or total - max(held.values(), default=0) > _FOLLOW_MAX_REMOTE_BYTES:
+            return False
+        made = sum(math.prod(shape) for st in subtasks for shape in st.output_shapes  # sizes known before run
+                   if not any(math.isnan(d) for d in shape))
+        return made <= _GATHER_MAX_ELEMENTS
 
     async def _is_one_device(self) -> bool:
         """A GPU graph whose inputs all sit on one worker with one GPU goes there whole: its subtasks would run
@@ -265,6 +295,8 @@ class GraphRun:
         self.proc.task_graph(self.task).subtask_done(self.view, i)
         ready, free, released = self.state.complete_releasing(i)
         free = self._let_go(released, free)
+        if self.stage and free:
+            free = self.proc.keep_for_tiling(self.task, free)
         if self.chained:
             ready = []  # sent already, with the rest of the chain
         elif self.followers:

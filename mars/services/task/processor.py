@@ -57,6 +57,9 @@ class TaskConfig:
     probe_timeout: float = 5.0
     #: a tiling step after a stage runs on the event loop while the one before took less than this (seconds)
     inline_tile_below: float = 0.005
+    #: a stage's intermediates, up to this many bytes per task, stay until tiling ends: a later graph of
+    #: the task that reads one (two branches of a query over one join) does not compute it again
+    keep_stage_intermediates: int = 32 << 20
 
 
 @dataclass
@@ -82,6 +85,8 @@ class TaskRecord:
     cancelled: bool = False
     graph: TaskGraph | None = None
     name: str = ""
+    #: bytes of stage intermediates kept in ``pinned`` for later graphs (see TaskConfig.keep_stage_intermediates)
+    kept_bytes: int = 0
 
 
 class SessionProcessor:
@@ -385,7 +390,7 @@ class SessionProcessor:
             subtasks = fuse(build_subtasks(chunks, self.meta.__contains__, self.lineage.get), keep)
         logger.debug("task %s: %d chunks made %d subtasks in %.3f s", task.task_id, len(chunks), len(subtasks),
                      time.perf_counter() - started)
-        run = GraphRun(self, task, subtasks, keep, task.next_index)
+        run = GraphRun(self, task, subtasks, keep, task.next_index, stage=not final)
         task.next_index += len(subtasks)
         task.n_subtasks += len(subtasks)
         self._runs_by_task.setdefault(task.task_id, []).append(run)
@@ -670,6 +675,22 @@ class SessionProcessor:
             waits = {id(f): f for k in keys if (f := self._deleting.get((worker, k))) is not None}
             if waits:
                 await asyncio.gather(*waits.values())
+
+    def keep_for_tiling(self, task: TaskRecord, keys: list[str]) -> list[str]:
+        """A stage's run is done with intermediates ``keys``: those that fit the task's budget stay pinned
+        with its stage results until tiling ends (the final graph reads them, or they go as it starts);
+        returns the rest, to free now."""
+        rest = []
+        for k in keys:
+            m = self.meta.get(k)
+            if m is None or task.cancelled or k in task.pinned \
+                    or task.kept_bytes + m.nbytes > self.config.keep_stage_intermediates:
+                rest.append(k)
+                continue
+            task.kept_bytes += m.nbytes
+            task.pinned.add(k)
+            self.pins.pin([k])
+        return rest
 
     def _release_stage_results(self, task: TaskRecord, keep: set[str]) -> None:
         """Tiling is over: no later ``tile()`` reads the task's stage results, so those not in ``keep``
