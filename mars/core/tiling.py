@@ -217,16 +217,6 @@ class Tiler:
             else:
                 request = steps.step(values)
 
-    def _run_together(self, requests: list[Any]) -> list[Any]:
-        """One stage for several ops' requests, computed by ``run_chunks``; each request's reply, in order."""
-        stages = _run_together(requests)
-        try:
-            stage = next(stages)
-            while True:
-                stage = stages.send(self._run_chunks(*stage))
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-
 
 class TileSteps:
     """The tiling of ``targets`` one step at a time, for a caller that runs the stages itself.

@@ -148,10 +148,16 @@ def signed(meta: Any) -> int | None:
     except Exception:  # noqa: BLE001 - names that cannot be compared: sign it afresh
         return _token(signature(meta) or _with_categories(meta))
     token = _token(signature(meta) or _with_categories(meta))
-    if len(_SIGNED) >= _SIGNED_SIZE:
-        _SIGNED.pop(next(iter(_SIGNED)), None)
-    _SIGNED[id(meta)] = (meta, axes, token)
+    _bounded_put(_SIGNED, id(meta), (meta, axes, token), _SIGNED_SIZE)
     return token
+
+
+def _bounded_put(table: dict, key: Any, value: Any, size: int) -> Any:
+    """``table[key] = value``, the oldest entry going first once ``table`` holds ``size``; returns ``value``."""
+    if len(table) >= size:
+        table.pop(next(iter(table)), None)
+    table[key] = value
+    return value
 
 
 def _token(sig: tuple | None) -> int | None:
@@ -159,9 +165,7 @@ def _token(sig: tuple | None) -> int | None:
         return None
     token = _TOKENS.get(sig)
     if token is None:
-        if len(_TOKENS) >= _TOKENS_SIZE:
-            _TOKENS.pop(next(iter(_TOKENS)), None)
-        token = _TOKENS[sig] = next(_next_token)
+        token = _bounded_put(_TOKENS, sig, next(_next_token), _TOKENS_SIZE)
     return token
 
 
@@ -275,18 +279,14 @@ def _sign_like(key: tuple, value: Any) -> None:
     if not isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
         return
     if key not in _OUT_TOKENS:
-        if len(_OUT_TOKENS) >= _TOKENS_SIZE:
-            _OUT_TOKENS.pop(next(iter(_OUT_TOKENS)), None)
-        _OUT_TOKENS[key] = signed(value)
+        _bounded_put(_OUT_TOKENS, key, signed(value), _TOKENS_SIZE)
         return
     token = _OUT_TOKENS[key]
     try:
         axes = _axes(value)
     except Exception:  # noqa: BLE001 - as in ``signed``: nothing remembered
         return
-    if len(_SIGNED) >= _SIGNED_SIZE:
-        _SIGNED.pop(next(iter(_SIGNED)), None)
-    _SIGNED[id(value)] = (value, axes, token)
+    _bounded_put(_SIGNED, id(value), (value, axes, token), _SIGNED_SIZE)
 
 
 def _unwarned(compute: Callable[[], Any]) -> Any:

@@ -8,9 +8,10 @@ import pytest
 
 import mars
 import mars.dataframe as md
+from mars.core import tiling
 from mars.core.entity import ChunkData
 from mars.core.operator import Fetch
-from mars.core.tiling import Tiler, TilingError, wanted
+from mars.core.tiling import TilingError, wanted
 from mars.session import Session
 
 
@@ -73,6 +74,17 @@ class _Chunk(ChunkData):
         self.key = key
 
 
+def _together(run_chunks, requests):
+    """The replies of ``requests`` sharing one stage, computed by ``run_chunks`` (as a Tiler drives it)."""
+    stages = tiling._run_together(requests)
+    try:
+        stage = next(stages)
+        while True:
+            stage = stages.send(run_chunks(*stage))
+    except StopIteration as done:
+        return done.value
+
+
 def test_values_of_a_shared_stage_go_to_the_request_that_asked_and_only_those_travel():
     calls = []
 
@@ -80,18 +92,16 @@ def test_values_of_a_shared_stage_go_to_the_request_that_asked_and_only_those_tr
         calls.append(([c.key for c in chunks], want if isinstance(want, bool) else [c.key for c in want]))
         return [c.key.upper() for c in wanted(chunks, want)] if want else None
 
-    tiler = Tiler(run_chunks)
     x, y, z = _Chunk("x"), _Chunk("y"), _Chunk("z")
-    replies = tiler._run_together([[x], Fetch([z, y]), Fetch([y])])
+    replies = _together(run_chunks, [[x], Fetch([z, y]), Fetch([y])])
     assert replies == [None, ["Z", "Y"], ["Y"]]
     # x is computed in the same stage, but its value is not fetched (on a cluster: not moved to the supervisor)
     assert calls == [(["x", "z", "y"], ["z", "y"])]
     calls.clear()
-    assert tiler._run_together([[x], [y]]) == [None, None]
+    assert _together(run_chunks, [[x], [y]]) == [None, None]
     assert calls == [(["x", "y"], False)]
 
 
 def test_a_request_that_is_not_chunks_is_refused():
-    tiler = Tiler(lambda chunks, want: None)
     with pytest.raises(TilingError, match="expected a list of chunks or a Fetch"):
-        tiler._run_together([[_Chunk("x")], ["not a chunk"]])
+        _together(lambda chunks, want: None, [[_Chunk("x")], ["not a chunk"]])

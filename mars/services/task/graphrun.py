@@ -113,14 +113,7 @@ class GraphRun:
             return False
         if any(set(before.output_keys).isdisjoint(after.input_keys) for before, after in pairwise(subtasks)):
             return False
-        held: dict[str, int] = {}
-        for k in {k for st in subtasks for k in st.input_keys}:
-            m = self.proc.meta.get(k)
-            if m is not None:
-                for w in m.holders:
-                    held[w] = held.get(w, 0) + m.nbytes
-        total = sum(m.nbytes for k in {k for st in subtasks for k in st.input_keys} if (m := self.proc.meta.get(k)))
-        return total - max(held.values(), default=0) <= _FOLLOW_MAX_REMOTE_BYTES
+        return self._computed_inputs()[1] <= _FOLLOW_MAX_REMOTE_BYTES
 
     def _is_gathered(self) -> bool:
         """Every subtask reads something, and what the graph reads that is computed already is small and
@@ -131,19 +124,24 @@ class GraphRun:
         subtasks = self.state.subtasks
         if not 1 < len(subtasks) <= _CHAIN_MAX_SUBTASKS or any(st.gpu or not st.input_keys for st in subtasks):
             return False
+        total, elsewhere = self._computed_inputs()
+        if total > _GATHER_MAX_INPUT_BYTES or elsewhere > _FOLLOW_MAX_REMOTE_BYTES:
+            return False
+        made = sum(math.prod(shape) for st in subtasks for shape in st.output_shapes  # sizes known before run
+                   if not any(math.isnan(d) for d in shape))
+        return made <= _GATHER_MAX_ELEMENTS
+
+    def _computed_inputs(self) -> tuple[int, int]:
+        """Bytes of the computed chunks the graph reads, and of those not on the worker holding most of them."""
         held: dict[str, int] = {}
         total = 0
-        for k in {k for st in subtasks for k in st.input_keys}:
+        for k in {k for st in self.state.subtasks for k in st.input_keys}:
             m = self.proc.meta.get(k)
             if m is not None:
                 total += m.nbytes
                 for w in m.holders:
                     held[w] = held.get(w, 0) + m.nbytes
-        if total > _GATHER_MAX_INPUT_BYTES or total - max(held.values(), default=0) > _FOLLOW_MAX_REMOTE_BYTES:
-            return False
-        made = sum(math.prod(shape) for st in subtasks for shape in st.output_shapes  # sizes known before run
-                   if not any(math.isnan(d) for d in shape))
-        return made <= _GATHER_MAX_ELEMENTS
+        return total, total - max(held.values(), default=0)
 
     async def _is_one_device(self) -> bool:
         """A GPU graph whose inputs all sit on one worker with one GPU goes there whole: its subtasks would run
