@@ -313,9 +313,13 @@ class MergeChunk(PandasOperator):
 
 # ----------------------------------------------------------------- tiling
 class Merge(PandasOperator):
-    """``merge`` of two lazy DataFrames; ``kwargs`` are pandas' (``on`` resolved), ``keys`` a :class:`JoinKeys`."""
+    """``merge`` of two lazy DataFrames; ``kwargs`` are pandas' (``on`` resolved), ``keys`` a :class:`JoinKeys`.
 
-    params = ("kwargs", "keys")
+    ``unordered`` (see :mod:`.optimizer.order`): rows stay where they were merged, each partition numbered from 0.
+    """
+
+    params = ("kwargs", "keys", "unordered")
+    unordered = False
 
     @classmethod
     def tile(cls, op: Merge) -> Generator[Any, Any, Tiled]:
@@ -324,13 +328,15 @@ class Merge(PandasOperator):
         op.outputs[0].meta = with_result_index(op.outputs[0].meta, op.kwargs, left.meta, right.meta, sum(lrows),
                                                sum(rrows))
         strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
+        if strategy == "broadcast_left_ordered" and op.unordered and op.kwargs["how"] == "inner":
+            strategy = "broadcast_left"
         if strategy == "hash":
             return (yield from _tile_hash(op, lrows, rrows))
         if strategy == "broadcast_left_ordered":
             return (yield from _tile_broadcast_left_ordered(op, lrows, rrows))
         key = _table_key(op) if strategy == "broadcast_right" else None
         if key is not None and _renumbered_only(op) and len(op.inputs[0].chunks) <= _COUNTS_FAN_IN:
-            chunks = _table_merges(op, key, lrows, rrows, numbered=True)
+            chunks = _table_merges(op, key, lrows, rrows, numbered=not op.unordered)
             return Tiled(chunks, nsplits_of(op.outputs[0].meta, (np.nan,) * len(chunks)))
         if strategy == "range":
             merged = yield from _range_merges(op, lrows, rrows)
@@ -556,14 +562,11 @@ def _index_names(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> tuple
 def _renumbered_only(op: Merge) -> bool:
     """Whether the merged partitions need only their rows numbered across (no dtype settled afterwards).
 
-    An inner join of columns adds no missing values, so plain numeric dtypes
-    are the same in every partition and as the metadata says: only the index
-    needs numbering, which a chain of row counts does without a tiling stage
-    (the stage that would fetch each partition's dtypes first is a round trip
-    to the workers per merge on a cluster). Datetimes, timedeltas and pandas'
-    ``str`` keep their dtype too, but a key column shared by the two sides
-    takes the dtype of whichever side has rows (``datetime64[s]`` or
-    ``[us]``): with those, every key pair must have one dtype. Others
+    An inner join of columns adds no missing values, so plain numeric dtypes are the same in every partition
+    and as the metadata says: only the index needs numbering, which a chain of row counts does without a
+    tiling stage (a round trip to the workers per merge on a cluster). Datetimes, timedeltas and pandas'
+    ``str`` keep their dtype too, but a key column shared by the two sides takes the dtype of whichever side
+    has rows (``datetime64[s]`` or ``[us]``): with those, every key pair must have one dtype. Others
     (categoricals, objects) are settled by :func:`_finish`.
     """
     kwargs, meta = op.kwargs, op.outputs[0].meta
@@ -584,6 +587,8 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int])
     if _renumbered_only(op):
         for c in merged:
             c.meta = out.meta
+        if op.unordered:  # no reader sees the labels: each partition keeps pandas' own 0..k-1
+            return Tiled(merged, nsplits_of(out.meta, [c.shape[0] for c in merged]))
         chunks, nsplits = renumber_rows(merged, out.meta, first_numbered=True)
         return Tiled(chunks, nsplits)
     names = _index_names(op, lrows, rrows)
@@ -595,7 +600,8 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int])
     out.meta = meta
     chunks = []
     for i, (c, info, start) in enumerate(zip(merged, infos, offsets([i.rows for i in infos]))):
-        start = start if numbered and start else None  # pandas numbers each partition from 0 already
+        # pandas numbers each partition from 0 already; an unordered merge's readers see no labels
+        start = start if numbered and start and not op.unordered else None
         if start is None and form.matches(info):
             c.meta = meta
             chunks.append(c)
@@ -611,6 +617,11 @@ def _tile_hash(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> Generat
     follow_left = kwargs["how"] != "right"
     position = _LPOS if follow_left else _RPOS
     n = max(len(lrows), len(rrows))
+    if op.unordered:
+        lparts = _shuffled(left, keys.left, n, lrows, casts=keys.casts)
+        rparts = _shuffled(right, keys.right, n, rrows, casts=keys.casts)
+        return (yield from _finish(op, _merge_chunks(op, list(zip(lparts, rparts)), out.meta, lrows, rrows),
+                                   lrows, rrows))
     lparts = _shuffled(left, keys.left, n, lrows, casts=keys.casts, position=position if follow_left else None)
     rparts = _shuffled(right, keys.right, n, rrows, casts=keys.casts, position=None if follow_left else position)
     merged_meta = empty_meta(pd.merge(lparts[0].meta, rparts[0].meta, **kwargs))

@@ -15,7 +15,9 @@ user's. :func:`optimize` runs them in order:
    cannot keep are not read (the filter still runs);
 4. :func:`~.topn.sort_head_to_topn`: ``sort_values(...).head(n)`` keeps ``n``
    rows per partition;
-5. :func:`~.fusion.fuse_partitions`: partition-wise ops run as one function.
+5. :func:`~.order.unordered_merges`: joins whose row order no reader sees
+   (a sorted grouped sum, say) are not put back in pandas' order;
+6. :func:`~.fusion.fuse_partitions`: partition-wise ops run as one function.
 
 Sessions call it through :func:`mars.core.tiling.planned` (embedded) or
 before sending the graph (cluster); ``mars.options.optimize = False`` turns
@@ -35,6 +37,7 @@ from ..core import DataFrame, Index, PandasData, Series
 from .cse import dedupe, select_of_select
 from .distinct import distinct_into_groupby, unordered_distinct_for_merges
 from .explain import Explanation, format_plan
+from .order import unordered_merges
 from .fusion import fuse_partitions
 from .graph import HOLDS, REPLACED, WALKS
 from .predicates import push_predicates
@@ -49,7 +52,7 @@ Rule = Callable[[list], list]
 #: the rules in the order they run
 RULES: tuple[Rule, ...] = (combine_reads, select_of_select, dedupe, distinct_into_groupby,
                            unordered_distinct_for_merges, project_columns, push_predicates, sort_head_to_topn, dedupe,
-                           fuse_partitions)
+                           unordered_merges, fuse_partitions)
 
 
 def optimize(targets: Sequence[Any], holds: Callable[[Any], bool] | None = None,
