@@ -59,7 +59,7 @@ class TaskConfig:
     inline_tile_below: float = 0.005
     #: a stage's intermediates, up to this many bytes per task, stay until tiling ends: a later graph of
     #: the task that reads one (two branches of a query over one join) does not compute it again
-    keep_stage_intermediates: int = 32 << 20
+    keep_stage_intermediates: int = 128 << 20
 
 
 @dataclass
