@@ -86,24 +86,35 @@ def _run_step(step: Subtask, env: dict[str, Any]) -> None:
 
 
 def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
-    """Merge fusible chains; ``keep`` holds keys that must stay visible (targets)."""
+    """Merge fusible chains; ``keep`` holds keys that must stay visible (targets).
+
+    A ``repeatable`` producer (a column selection: views, no arithmetic) read
+    by several consumers that each take it in runs in each of them, rather
+    than once with its output written out and read back by each.
+    """
     consumers: dict[str, list[int]] = {}
     for i, st in enumerate(subtasks):
         for k in set(st.input_keys):
             consumers.setdefault(k, []).append(i)
     # group[i] = index of the subtask that i is merged into (its root consumer)
     merged_into: dict[int, int] = {}
+    #: repeatable producers (reading only what this graph does not make) and their consumers
+    repeated: dict[int, list[int]] = {}
+    made = {k for st in subtasks for k in st.output_keys}
     for i, st in enumerate(subtasks):
         if len(st.output_keys) != 1 or not getattr(st.op, "fusible", False):
             continue
         key = st.output_keys[0]
         users = consumers.get(key, [])
-        if key in keep or len(users) != 1 or not _takes_in(subtasks[users[0]]):
+        if key in keep or not users or not all(_takes_in(subtasks[u]) for u in users):
             continue
-        merged_into[i] = users[0]
-    if not merged_into:
+        if len(users) == 1:
+            merged_into[i] = users[0]
+        elif getattr(st.op, "repeatable", False) and made.isdisjoint(st.input_keys):
+            repeated[i] = users
+    if not merged_into and not repeated:
         return list(subtasks)
-    return _build_groups(subtasks, merged_into)
+    return _build_groups(subtasks, merged_into, repeated)
 
 
 def _takes_in(consumer: Subtask) -> bool:
@@ -121,13 +132,18 @@ def _root(i: int, merged_into: dict[int, int]) -> int:
     return i
 
 
-def _build_groups(subtasks: Sequence[Subtask], merged_into: dict[int, int]) -> list[Subtask]:
+def _build_groups(subtasks: Sequence[Subtask], merged_into: dict[int, int],
+                  repeated: dict[int, list[int]]) -> list[Subtask]:
     members: dict[int, list[int]] = {}
     for i in range(len(subtasks)):
-        members.setdefault(_root(i, merged_into), []).append(i)
+        if i not in repeated:
+            members.setdefault(_root(i, merged_into), []).append(i)
+    for i, users in repeated.items():
+        for root in {_root(u, merged_into) for u in users}:
+            members[root] = sorted([i, *members[root]])  # a producer comes before its consumers
     result = []
     for i, st in enumerate(subtasks):
-        if i in merged_into:
+        if i in merged_into or i in repeated:
             continue
         group = members[i]
         if len(group) == 1:

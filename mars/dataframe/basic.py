@@ -349,6 +349,7 @@ class ResetIndex(PandasOperator):
     """``reset_index``; when the new index is the default one, numbered across partitions."""
 
     params = ("kwargs", "start")
+    fusible = True
 
     @classmethod
     def tile(cls, op: ResetIndex) -> Generator[Any, Any, Tiled]:

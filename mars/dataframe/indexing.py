@@ -67,9 +67,14 @@ class RowLocal(PandasOperator):
 
 
 class SelectColumns(RowLocal):
-    """Columns by label (``df[["a", "b"]]``; a Series for one label) or by position (``iloc[:, 1:3]``)."""
+    """Columns by label (``df[["a", "b"]]``; a Series for one label) or by position (``iloc[:, 1:3]``).
+
+    ``repeatable``: each of several subtasks reading a selection of held data makes it itself (see
+    :func:`mars.core.fusion.fuse`), a copy of a few columns where writing it out and reading it back is two.
+    """
 
     params = ("columns", "by_position")
+    repeatable = True
 
     def execute(self, value: pd.DataFrame) -> Any:
         return value.iloc[:, self.columns] if self.by_position else value[self.columns]

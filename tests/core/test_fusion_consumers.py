@@ -110,6 +110,35 @@ def test_the_projection_stays_its_own_subtask_where_fusing_is_unsafe(case):
     assert any(st.output_keys == ["p"] for st in fused)
 
 
+class RepeatableProject(Project):
+    repeatable = True
+
+
+def test_a_repeatable_projection_of_outside_data_runs_in_each_reader():
+    subtasks = [_st(RepeatableProject(), ["a"], ["p"]), _st(Join(), ["p", "b"], ["m"]),
+                _st(Join(), ["p", "c"], ["n"]), _st(Join(), ["m", "n"], ["o"])]
+    fused = fuse(subtasks, keep={"o"})
+    assert [repr(st.op) if isinstance(st.op, FusedOp) else type(st.op).__name__ for st in fused] == \
+        ["FusedOp(RepeatableProject -> Join)"] * 2 + ["Join"]
+    assert [st.input_keys for st in fused[:2]] == [["a", "b"], ["a", "c"]]
+    assert not any(st.output_keys == ["p"] for st in fused)
+    env = _run([_st(Source(LEFT), [], ["a"]), _st(Source(RIGHT), [], ["b"]), _st(Source(RIGHT), [], ["c"]),
+                *fused])
+    expected = LEFT[["k", "x"]].merge(RIGHT, on="k")
+    pdt.assert_frame_equal(env["o"], expected.merge(expected, on="k"))
+
+
+@pytest.mark.parametrize("case", ["not repeatable", "input made here", "kept", "a reader not taking it in"])
+def test_a_projection_read_twice_stays_its_own_subtask(case):
+    project = Project() if case == "not repeatable" else RepeatableProject()
+    reader = PlainJoin() if case == "a reader not taking it in" else Join()
+    subtasks = [_st(project, ["a"], ["p"]), _st(Join(), ["p", "b"], ["m"]), _st(reader, ["p", "c"], ["n"])]
+    if case == "input made here":
+        subtasks.insert(0, _st(Source(LEFT), [], ["a"]))
+    keep = {"m", "n", "p"} if case == "kept" else {"m", "n"}
+    assert any(st.output_keys == ["p"] for st in fuse(subtasks, keep))
+
+
 def test_a_flagged_consumer_is_not_merged_into_its_own_consumer():
     subtasks = _graph(Join()) + [_st(Project(), ["m"], ["z"])]
     fused = fuse(subtasks, keep={"z"})

@@ -240,6 +240,8 @@ class KeyRange(PandasOperator):
     partition is empty or the key is something else (see :func:`key_ranges`)."""
 
     params = ("column",)
+    #: a selection of held data it reads is made in its own subtask (see mars.core.fusion)
+    fuses_inputs = True
 
     def execute(self, part: Any) -> np.ndarray:
         column = part[self.column] if isinstance(part, pd.DataFrame) and self.column in part.columns else None
@@ -288,11 +290,16 @@ def range_checkable(op: GroupByAgg, parts: list[list]) -> bool:
 
 
 def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list]:
-    """Each partition's key range ``(lo, hi)`` (None when empty); the partitions are computed, and stay so."""
+    """Each partition's key range ``(lo, hi)`` (None when empty); the partitions are computed, and stay so,
+    but for selections of held data (each reader makes its own: see :func:`mars.core.fusion.fuse`)."""
     ranges = [KeyRange(column=spec.by).new_chunk(p, index=(i,), shape=(np.nan,), meta=None)
               for i, p in enumerate(parts)]
-    yield ranges + [c for p in parts for c in p]
+    yield ranges + [c for p in parts for c in p if not _selection_of_held(c)]
     return [(int(r[0]), int(r[1])) if len(r) == 2 else None for r in (yield Fetch(ranges))]
+
+
+def _selection_of_held(chunk: Any) -> bool:
+    return getattr(chunk.op, "repeatable", False) and all(isinstance(i.op, HeldData) for i in chunk.op.inputs)
 
 
 def ordered_ranges(ranges: list) -> bool:
@@ -330,9 +337,11 @@ class ShareBoundary(PandasOperator):
 
 class KeyRows(PandasOperator):
     """A copy of the rows of a partition whose ``column`` is ``value`` (the few rows it gives to the partition
-    before). Not ``fusible``: it runs apart, next to its partition, and only its small result moves."""
+    before). Not ``fusible``: it runs apart, next to its partition, and only its small result moves; a
+    selection it reads is made in its own subtask (``fuses_inputs``)."""
 
     params = ("column", "value")
+    fuses_inputs = True
 
     def execute(self, part: Any) -> Any:
         return _rows_of_key(part, self.column, self.value, keep=True).copy()
