@@ -68,7 +68,7 @@ from .merge_order import (
     ordered_in_meta_dtypes,
 )
 from .merge_semi import semi_filtered, semi_reduced
-from .merge_table import BuildKeyTable, PartnerCount, TableMerge
+from .merge_table import table_key, table_merges
 from .meta import METAS, empty_meta, fake, signature
 from .rows import (
     ConcatChunks,
@@ -328,15 +328,15 @@ class Merge(PandasOperator):
         op.outputs[0].meta = with_result_index(op.outputs[0].meta, op.kwargs, left.meta, right.meta, sum(lrows),
                                                sum(rrows))
         strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
-        if strategy == "broadcast_left_ordered" and op.unordered and op.kwargs["how"] == "inner":
-            strategy = "broadcast_left"
+        if op.unordered:
+            strategy = _unordered_strategy(op, strategy, lrows, rrows)
         if strategy == "hash":
             return (yield from _tile_hash(op, lrows, rrows))
         if strategy == "broadcast_left_ordered":
             return (yield from _tile_broadcast_left_ordered(op, lrows, rrows))
-        key = _table_key(op) if strategy == "broadcast_right" else None
+        key = table_key(op) if strategy == "broadcast_right" else None
         if key is not None and _renumbered_only(op) and len(op.inputs[0].chunks) <= _COUNTS_FAN_IN:
-            chunks = _table_merges(op, key, lrows, rrows, numbered=not op.unordered)
+            chunks = table_merges(op, key, lrows, rrows, numbered=not op.unordered)
             return Tiled(chunks, nsplits_of(op.outputs[0].meta, (np.nan,) * len(chunks)))
         if strategy == "range":
             merged = yield from _range_merges(op, lrows, rrows)
@@ -376,6 +376,21 @@ def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: Panda
     if sort or how == "outer":
         return "range" if keys.kinds is not None else "single"
     return "hash" if keys.casts is not None else "single"
+
+
+def _unordered_strategy(op: Merge, strategy: str, lrows: Sequence[int], rrows: Sequence[int]) -> str:
+    """The strategy of an ``unordered`` join: an ``inner`` or ``left`` join broadcasts its left side when it has
+    fewer rows (and partitions) than the right, so that the right's partitions merge side by side, and a
+    broadcast left needs no ordering (``broadcast_left``; a ``left`` join's unmatched rows are added apart)."""
+    kwargs = op.kwargs
+    left, right = op.inputs
+    if strategy not in ("broadcast_right", "broadcast_left_ordered") or kwargs["validate"]:
+        return strategy
+    if strategy == "broadcast_right" and not (
+            sum(lrows) < sum(rrows) and len(lrows) < len(rrows)
+            and _left_reorderable(kwargs, op.keys, left.meta, right.meta) and _broadcastable(left.meta, lrows, rrows)):
+        return strategy
+    return "broadcast_left" if kwargs["how"] == "inner" else "broadcast_left_ordered"
 
 
 def _level_join(kwargs: dict, lmeta: pd.DataFrame, rmeta: pd.DataFrame) -> str | None:
@@ -453,9 +468,9 @@ def _direct_merges(op: Merge, strategy: str, lrows: Sequence[int], rrows: Sequen
     if strategy == "single":
         pairs = [(single_chunk(left), single_chunk(right))]
     elif strategy == "broadcast_right":
-        key = _table_key(op)
+        key = table_key(op)
         if key is not None:
-            return _table_merges(op, key, lrows, rrows)
+            return table_merges(op, key, lrows, rrows)
         whole = _gathered(op, lrows, rrows)
         pairs = [(c, whole) for c in left.chunks]
     else:
@@ -464,42 +479,10 @@ def _direct_merges(op: Merge, strategy: str, lrows: Sequence[int], rrows: Sequen
     return _merge_chunks(op, pairs, op.outputs[0].meta, lrows, rrows)
 
 
-def _table_key(op: Merge) -> Any:
-    """The key column when the broadcast right side can be a :class:`KeyTable` every merge looks up (None: it
-    cannot): an inner join on one integer column of one dtype, unsorted, without indicator or validation."""
-    kwargs, keys = op.kwargs, op.keys
-    lmeta, rmeta = (d.meta for d in op.inputs)
-    if kwargs["how"] != "inner" or kwargs["sort"] or kwargs["indicator"] or kwargs["validate"] \
-            or kwargs["left_index"] or kwargs["right_index"] or len(keys.left) != 1 or keys.left != keys.right:
-        return None
-    kind, label = keys.left[0]
-    if kind != "column" or any(isinstance(m.columns, pd.MultiIndex) or not m.columns.is_unique
-                               for m in (lmeta, rmeta)):
-        return None
-    dtype = lmeta[label].dtype
-    if dtype != rmeta[label].dtype or not isinstance(dtype, np.dtype) or dtype.kind not in "iu":
-        return None
-    return label if op.outputs[0].meta.shape[1] == lmeta.shape[1] + rmeta.shape[1] - 1 else None
-
-
 def _gathered(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> Any:
     """The broadcast right side in one chunk, less the rows no left key meets (see :func:`semi_reduced`)."""
     left, right = op.inputs
     return concat_chunks(semi_reduced(op.kwargs, op.keys, left, right, lrows, rrows), right.meta)
-
-
-def _table_merges(op: Merge, key: Any, lrows: Sequence[int], rrows: Sequence[int], numbered: bool = False) -> list:
-    """Every left partition merged with one :class:`KeyTable` of the whole right side (see :mod:`.merge_table`);
-    ``numbered``: each numbers its rows on from the partitions' before it (their :class:`PartnerCount`)."""
-    left, right = op.inputs
-    meta = op.outputs[0].meta
-    cut = semi_reduced(op.kwargs, op.keys, left, right, lrows, rrows)
-    table = BuildKeyTable(on=key, meta=right.meta).new_chunk(cut, index=(0,), shape=(), meta=None)
-    merge_op = TableMerge(kwargs=op.kwargs, on=key, columns=meta.columns, numbered=numbered)
-    counts = [PartnerCount(on=key).new_chunk([c, table], index=(i,), shape=(), meta=None)
-              for i, c in enumerate(left.chunks[:-1])] if numbered else []
-    return [merge_op.copy().new_chunk([c, table, *counts[:i]], index=(i, 0), shape=(np.nan, meta.shape[1]), meta=meta)
-            for i, c in enumerate(left.chunks)]
 
 
 def _shuffled(data: PandasData, keys: tuple, n: int, rows: Sequence[int], casts: tuple | None = None,
@@ -580,11 +563,12 @@ def _renumbered_only(op: Merge) -> bool:
                              for d in meta.dtypes)
 
 
-def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int]) -> Generator[Any, Any, Tiled]:
-    """The merged partitions in the result's dtypes, numbered across partitions."""
+def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int],
+            drop: str | None = None) -> Generator[Any, Any, Tiled]:
+    """The merged partitions in the result's dtypes, numbered across partitions, less the hidden ``drop``."""
     out = op.outputs[0]
     numbered = _numbered(op.kwargs)
-    if _renumbered_only(op):
+    if _renumbered_only(op) and drop is None:
         for c in merged:
             c.meta = out.meta
         if op.unordered:  # no reader sees the labels: each partition keeps pandas' own 0..k-1
@@ -592,7 +576,8 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int])
         chunks, nsplits = renumber_rows(merged, out.meta, first_numbered=True)
         return Tiled(chunks, nsplits)
     names = _index_names(op, lrows, rrows)
-    info_chunks = [MergeInfo(position=None, bounds=None).new_chunk([c], index=(i,), shape=(), meta=None)
+    bounds = None if drop is None else np.array([], dtype=np.int64)
+    info_chunks = [MergeInfo(position=drop, bounds=bounds).new_chunk([c], index=(i,), shape=(), meta=None)
                    for i, c in enumerate(merged)]
     yield merged
     infos = yield Fetch(info_chunks)
@@ -602,11 +587,11 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int])
     for i, (c, info, start) in enumerate(zip(merged, infos, offsets([i.rows for i in infos]))):
         # pandas numbers each partition from 0 already; an unordered merge's readers see no labels
         start = start if numbered and start and not op.unordered else None
-        if start is None and form.matches(info):
+        if start is None and form.matches(info) and drop is None:
             c.meta = meta
             chunks.append(c)
             continue
-        chunks.append(Conform(form=form, start=start).new_chunk(
+        chunks.append(Conform(form=form, start=start, drop=drop).new_chunk(
             [c], index=(i, 0), shape=(info.rows, meta.shape[1]), meta=meta))
     return Tiled(chunks, nsplits_of(meta, [i.rows for i in infos]))
 
@@ -659,6 +644,8 @@ def _tile_broadcast_left_ordered(op: Merge, lrows: Sequence[int], rrows: Sequenc
         merged.append(UnmatchedRows(kwargs=kwargs).new_chunk(
             [placed, right.chunks[0], *masks], index=(len(merged), 0), shape=(np.nan, merged_meta.shape[1]),
             meta=merged_meta))
+    if op.unordered:
+        return (yield from _finish(op, merged, lrows, rrows, drop=_LPOS))
     # no ordered_in_meta_dtypes here: merged partitions of two tables sorted alike (TPC-H's lineitem and
     # orders) follow one another, and the fetched spans then skip the shuffle
     return (yield from ordered_by_position(op.outputs[0], merged, merged_meta, _LPOS, sum(lrows),

@@ -14,6 +14,7 @@ partitions fall back to pandas' merge of the gathered side.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .core import PandasOperator, concat_values
+from .merge_semi import semi_reduced
 
 __all__: list[str] = []
 
@@ -164,3 +166,35 @@ class TableMerge(PandasOperator):
             return joined(left, table, self.on, self.columns, start)
         out = pd.merge(left, table.frame, **self.kwargs)
         return out.set_axis(pd.RangeIndex(start, start + len(out)), axis=0) if start else out
+
+
+def table_key(op: Any) -> Any:
+    """The key column when the broadcast right side can be a :class:`KeyTable` every merge looks up (None: it
+    cannot): an inner join on one integer column of one dtype, unsorted, without indicator or validation."""
+    kwargs, keys = op.kwargs, op.keys
+    lmeta, rmeta = (d.meta for d in op.inputs)
+    if kwargs["how"] != "inner" or kwargs["sort"] or kwargs["indicator"] or kwargs["validate"] \
+            or kwargs["left_index"] or kwargs["right_index"] or len(keys.left) != 1 or keys.left != keys.right:
+        return None
+    kind, label = keys.left[0]
+    if kind != "column" or any(isinstance(m.columns, pd.MultiIndex) or not m.columns.is_unique
+                               for m in (lmeta, rmeta)):
+        return None
+    dtype = lmeta[label].dtype
+    if dtype != rmeta[label].dtype or not isinstance(dtype, np.dtype) or dtype.kind not in "iu":
+        return None
+    return label if op.outputs[0].meta.shape[1] == lmeta.shape[1] + rmeta.shape[1] - 1 else None
+
+
+def table_merges(op: Any, key: Any, lrows: Sequence[int], rrows: Sequence[int], numbered: bool = False) -> list:
+    """Every left partition merged with one :class:`KeyTable` of the whole right side;
+    ``numbered``: each numbers its rows on from the partitions' before it (their :class:`PartnerCount`)."""
+    left, right = op.inputs
+    meta = op.outputs[0].meta
+    cut = semi_reduced(op.kwargs, op.keys, left, right, lrows, rrows)
+    table = BuildKeyTable(on=key, meta=right.meta).new_chunk(cut, index=(0,), shape=(), meta=None)
+    merge_op = TableMerge(kwargs=op.kwargs, on=key, columns=meta.columns, numbered=numbered)
+    counts = [PartnerCount(on=key).new_chunk([c, table], index=(i,), shape=(), meta=None)
+              for i, c in enumerate(left.chunks[:-1])] if numbered else []
+    return [merge_op.copy().new_chunk([c, table, *counts[:i]], index=(i, 0), shape=(np.nan, meta.shape[1]), meta=meta)
+            for i, c in enumerate(left.chunks)]
