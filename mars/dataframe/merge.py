@@ -328,8 +328,8 @@ class Merge(PandasOperator):
         op.outputs[0].meta = with_result_index(op.outputs[0].meta, op.kwargs, left.meta, right.meta, sum(lrows),
                                                sum(rrows))
         strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
-        if op.unordered:
-            strategy = _unordered_strategy(op, strategy, lrows, rrows)
+        if strategy == "broadcast_left_ordered" and op.unordered and op.kwargs["how"] == "inner":
+            strategy = "broadcast_left"  # (a left join adds its unmatched rows apart, unordered too)
         if strategy == "hash":
             return (yield from _tile_hash(op, lrows, rrows))
         if strategy == "broadcast_left_ordered":
@@ -376,21 +376,6 @@ def choose_strategy(kwargs: dict, keys: JoinKeys, left: PandasData, right: Panda
     if sort or how == "outer":
         return "range" if keys.kinds is not None else "single"
     return "hash" if keys.casts is not None else "single"
-
-
-def _unordered_strategy(op: Merge, strategy: str, lrows: Sequence[int], rrows: Sequence[int]) -> str:
-    """The strategy of an ``unordered`` join: an ``inner`` or ``left`` join broadcasts its left side when it has
-    fewer rows (and partitions) than the right, so that the right's partitions merge side by side, and a
-    broadcast left needs no ordering (``broadcast_left``; a ``left`` join's unmatched rows are added apart)."""
-    kwargs = op.kwargs
-    left, right = op.inputs
-    if strategy not in ("broadcast_right", "broadcast_left_ordered") or kwargs["validate"]:
-        return strategy
-    if strategy == "broadcast_right" and not (
-            sum(lrows) < sum(rrows) and len(lrows) < len(rrows)
-            and _left_reorderable(kwargs, op.keys, left.meta, right.meta) and _broadcastable(left.meta, lrows, rrows)):
-        return strategy
-    return "broadcast_left" if kwargs["how"] == "inner" else "broadcast_left_ordered"
 
 
 def _level_join(kwargs: dict, lmeta: pd.DataFrame, rmeta: pd.DataFrame) -> str | None:
