@@ -285,8 +285,17 @@ class Slot(mo.Actor):
         viewed = isinstance(value, np.ndarray) and not value.flags.owndata and not value.flags.writeable
         return value, os.getpid(), viewed
 
-    async def fetch(self, session_id: str, keys: list[str], storage: str, transfers: list[str]) -> list[Any]:
-        return await fetch_values(session_id, keys, storage, transfers)
+    async def fetch(self, session_id: str, keys: list[str], storage: str, transfers: list[str],
+                    map_local: bool = True) -> list[Any]:
+        return await fetch_values(session_id, keys, storage, transfers, map_local=map_local)
+
+    async def fetch_mapped(self, session_id: str, keys: list[str], storage: str, transfers: list[str],
+                           name: str) -> tuple[list[Any], bool]:
+        """What :meth:`fetch` gets, and whether this process maps segment ``name`` while it holds that."""
+        from mars.services.storage import shm
+
+        values = await fetch_values(session_id, keys, storage, transfers)
+        return values, name in shm._attached
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -367,10 +376,10 @@ async def test_a_transfer_actor_serves_reads_to_callers_in_other_processes(pool,
     await storage.register("s", descs)
     keys = ["df", "small", "arr"]
     for transfers in ([transfer.address], []):  # through the IO pool; through the main pool
-        got = await fetch_values("s", keys, pool.address, transfers)  # a caller in the main process
+        got = await fetch_values("s", keys, pool.address, transfers, map_local=False)  # a caller in the main process
         for value, expected in zip(got, [frame, 42, BIG]):
             assert_same(value, expected)
-        got = await slots[0].fetch("s", keys, pool.address, transfers)  # a caller in a sub pool
+        got = await slots[0].fetch("s", keys, pool.address, transfers, False)  # a caller in a sub pool
         assert_same(got[0], frame)
         assert_same(got[2], BIG)
     # called directly, in this process or another, the methods return the objects themselves
@@ -381,6 +390,37 @@ async def test_a_transfer_actor_serves_reads_to_callers_in_other_processes(pool,
     with pytest.raises(DataNotFound, match="chunk gone of session s"):
         await fetch_values("s", ["arr", "gone"], pool.address, [transfer.address])
     await storage.delete("s", ["arr", "df", "small"])
+
+
+@in_pool
+async def test_a_reader_on_the_owners_host_maps_its_segments(pool, slots, worker, prefix):
+    from mars.services.storage import api, shm
+
+    storage, transfer = worker
+    descs = [await slots[0].put(k, v, prefix) for k, v in [("arr", BIG), ("small", 42)]]
+    await storage.register("s", descs)
+    got, mapped = await slots[1].fetch_mapped("s", ["arr", "small"], pool.address, [transfer.address],
+                                              descs[0].shm_name)
+    assert_same(got[0], BIG)
+    assert got[1] == 42
+    assert mapped  # the reader's own mapping: no bytes came through a socket
+    held = await fetch_values("s", ["arr"], pool.address, [transfer.address])
+    assert descs[0].shm_name in shm._attached
+    assert not held[0].flags.writeable and not held[0].flags.owndata
+    # an owner whose segments this host does not hold is read the sending way from then on
+    real = api.is_local_prefix
+    api._MAPS_OWNER.pop(pool.address, None)
+    try:
+        api.is_local_prefix = lambda prefix: False
+        assert_same((await fetch_values("s", ["arr"], pool.address, [transfer.address]))[0], BIG)
+        assert api._MAPS_OWNER[pool.address] is False
+    finally:
+        api.is_local_prefix = real
+        api._MAPS_OWNER.pop(pool.address, None)
+    del held
+    await storage.delete("s", ["arr", "small"])
+    with pytest.raises(DataNotFound, match="chunk arr of session s"):
+        await fetch_values("s", ["arr"], pool.address, [transfer.address])
 
 
 def test_a_full_shared_memory_falls_back_to_files_on_disk(monkeypatch, tmp_path):

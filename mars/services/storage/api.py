@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import logging
+import re
 import zlib
 from typing import Any
 
 from ... import oscar as mo
-from .shm import unwrap
+from ..errors import DataNotFound
+from .shm import StoredObject, get_object, is_local_prefix, unwrap
 from .worker import STORAGE_UID, TRANSFER_UID
 
 logger = logging.getLogger(__name__)
 
+#: a segment's name: its owner's prefix, then a unique part
+_SEGMENT = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*)-[0-9a-f]{32}")
+#: by owner's address: whether its segments are mapped here (it shares this host's shared memory)
+_MAPS_OWNER: dict[str, bool] = {}
+
 
 async def fetch_values(
-    session_id: str, keys: list[str], storage_address: str, transfer_addresses: list[str]
+    session_id: str, keys: list[str], storage_address: str, transfer_addresses: list[str], map_local: bool = True
 ) -> list[Any]:
     """Read chunks held by another worker.
 
@@ -31,6 +38,11 @@ async def fetch_values(
         when there are some, one of them serves the read so that the owner's
         main process copies nothing. When that IO process cannot serve it
         (it died, or is being restarted), the owner's main process does.
+    map_local
+        When the owner shares this host's shared memory, only the chunks'
+        descriptors travel and their segments are mapped here (no bytes are
+        copied through a socket); chunks spilled to disk, and owners on
+        other hosts, are read the sending way.
 
     Returns
     -------
@@ -49,6 +61,10 @@ async def fetch_values(
     """
     if not keys:
         return []
+    if map_local and _MAPS_OWNER.get(storage_address, True):
+        mapped = await _mapped(session_id, keys, storage_address)
+        if mapped is not None:
+            return mapped
     # serialized=True: the owner sends the segments' bytes without unpickling them first
     values = None
     if transfer_addresses:
@@ -62,3 +78,20 @@ async def fetch_values(
     if values is None:
         values = await mo.ActorRef(storage_address, STORAGE_UID).get_values(session_id, keys, serialized=True)
     return [unwrap(v) for v in values]
+
+
+async def _mapped(session_id: str, keys: list[str], storage_address: str) -> list[Any] | None:
+    """The objects of ``keys`` mapped from the owner's segments, when it shares this host's shared memory
+    (only their descriptors travel); None when some are not in such a segment: on disk (spilled), or the
+    owner is on another host (its later reads then go the sending way at once)."""
+    descs: list[StoredObject] = await mo.ActorRef(storage_address, STORAGE_UID).get_descs(session_id, keys)
+    names = [d.shm_name for d in descs if d.shm_name is not None]
+    segments = [m for m in map(_SEGMENT.fullmatch, names) if m is not None]
+    if segments:
+        _MAPS_OWNER[storage_address] = all(is_local_prefix(m.group(1)) for m in segments)
+    if len(segments) < len(names) or not _MAPS_OWNER.get(storage_address, True):
+        return None
+    try:
+        return [get_object(d) for d in descs]
+    except DataNotFound:  # a segment went meanwhile: the owner's next answer says where the chunk is now
+        return None
