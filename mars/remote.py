@@ -34,7 +34,9 @@ from .core.tiling import as_data, planned
 from .oscar import close_connections, get_token, set_token
 from .oscar.tokenfile import find_token
 from .progress import Progress as _Progress
+from .services.errors import DataNotFound
 from .services.session.api import SessionAPI
+from .services.storage.shm import get_object
 from .services.task.api import TaskInfo, TaskStatus
 from .services.web.client import SyncWebClient
 from .services.web.wire import SupervisorUnavailable
@@ -95,6 +97,20 @@ class _DirectBackend:
             self._thread.run(_run_sync(close_connections), timeout=5)
         finally:
             self._thread.close()
+
+
+def _keep_mapped(data: TileableData, keys: list[str], written: dict) -> None:
+    """A source whose partitions this client wrote into the workers' shared memory keeps them as mapped there
+    (``op.uploaded``), in place of its own copy: one copy of the data in memory, shared with the workers,
+    still there to compute the partitions again if a worker is lost."""
+    uploaded = getattr(data.op, "uploaded", None)
+    if uploaded is None or not keys or any(k not in written for k in keys):
+        return
+    try:
+        parts = [get_object(written[k]) for k in keys]
+    except DataNotFound:  # freed meanwhile (the session closed, say): the client's copy stays
+        return
+    uploaded(parts)
 
 
 async def _run_sync(fn: Callable[[], Any]) -> Any:
@@ -297,8 +313,9 @@ class ClusterSession:
             tiled = type(data.op).tile(data.op)
             assert isinstance(tiled, Tiled), "a source with the client's data tiles at once, to one Tiled"
             chunks = [(c.key, tuple(c.shape), c.op.execute()) for c in tiled.chunks]
-            self._backend.call("upload", self.session_id, chunks)
+            written = self._backend.call("upload", self.session_id, chunks)
             self._adopt(data, tiled)
+            _keep_mapped(data, [c.key for c in tiled.chunks], written or {})
         return rest
 
     def _wait(self, info: TaskInfo, progress: Any, cancel: threading.Event | None) -> TaskInfo:

@@ -214,15 +214,23 @@ class FromPandas(PandasOperator):
     def literal_nbytes(self) -> int:
         """Bytes of the client's data this op carries (the index included, object columns shallowly)."""
         data = self.data
-        usage = data.memory_usage(deep=False) if isinstance(data, pd.Index) else data.memory_usage(index=True)
-        return int(usage.sum() if isinstance(usage, pd.Series) else usage)
+        return sum(map(_nbytes, data.parts)) if isinstance(data, Uploaded) else _nbytes(data)
+
+    def uploaded(self, parts: list) -> None:
+        """The partitions as a cluster on this host holds them, mapped from its shared memory: kept in place of
+        the client's data, which is then one copy fewer in memory (see :class:`Uploaded`)."""
+        if len(parts) == len(self.rows):
+            self.data = Uploaded(tuple(parts))
 
     @classmethod
     def tile(cls, op: FromPandas) -> Tiled:
         out = op.outputs[0]
         chunks, start = [], 0
         for i, n in enumerate(op.rows):
-            part = op.data[start:start + n] if isinstance(op.data, pd.Index) else op.data.iloc[start:start + n]
+            if isinstance(op.data, Uploaded):
+                part = op.data.parts[i]
+            else:
+                part = op.data[start:start + n] if isinstance(op.data, pd.Index) else op.data.iloc[start:start + n]
             if isinstance(part, pd.DataFrame) and part.shape[1] > 1:
                 part = _column_blocks(part)
             chunk_op = FromPandas(data=part, token=(op.token, start, n), rows=None)
@@ -233,6 +241,26 @@ class FromPandas(PandasOperator):
 
     def execute(self) -> Any:
         return self.data
+
+
+class Uploaded:
+    """A frame's partitions once uploaded to workers on this host: read-only views of their shared memory.
+
+    The views keep the segments' pages alive after the workers free them (a
+    worker lost, say), so the partitions can still be computed again from
+    here; while both hold them, the data is in memory once.
+    """
+
+    def __init__(self, parts: tuple) -> None:
+        self.parts = parts
+
+    def __repr__(self) -> str:
+        return f"<{len(self.parts)} partitions mapped from the workers' shared memory>"
+
+
+def _nbytes(data: Any) -> int:
+    usage = data.memory_usage(deep=False) if isinstance(data, pd.Index) else data.memory_usage(index=True)
+    return int(usage.sum() if isinstance(usage, pd.Series) else usage)
 
 
 def _column_blocks(part: pd.DataFrame) -> pd.DataFrame:

@@ -18,12 +18,44 @@ import pandas as pd
 
 
 def empty_meta(obj: Any) -> Any:
-    """``obj`` (DataFrame, Series, Index or scalar) without its rows."""
-    if isinstance(obj, (pd.DataFrame, pd.Series)):
-        return obj.iloc[:0]
+    """``obj`` (DataFrame, Series, Index or scalar) without its rows, and holding none of its memory.
+
+    A slice ``obj.iloc[:0]`` would view ``obj``'s arrays: kept as a lazy
+    object's metadata, it would keep all of ``obj``'s data alive after the
+    user and the cluster let go of it.
+
+    >>> import pyarrow as pa
+    >>> df = pd.DataFrame({"a": np.arange(4), "s": pd.array(list("wxyz"), dtype="string[pyarrow]")})
+    >>> meta = empty_meta(df)
+    >>> meta.dtypes.equals(df.dtypes), meta["a"].to_numpy().base is None or meta["a"].to_numpy().base.size == 0
+    (True, True)
+    >>> meta["s"].array._pa_array.nbytes
+    0
+    """
+    if isinstance(obj, pd.DataFrame):
+        out = obj.iloc[:0].copy(deep=True)
+        for i in [i for i, d in enumerate(out.dtypes) if _arrow_backed(d)]:
+            out.isetitem(i, pd.Series(_no_values(out.dtypes.iloc[i]), index=out.index))
+        return out.set_axis(empty_meta(obj.index), axis=0)
+    if isinstance(obj, pd.Series):
+        values = _no_values(obj.dtype) if _arrow_backed(obj.dtype) else obj.iloc[:0].array.copy()
+        return pd.Series(values, index=empty_meta(obj.index), name=obj.name)
+    if isinstance(obj, pd.MultiIndex):
+        return obj[:0].remove_unused_levels()
     if isinstance(obj, pd.Index):
-        return obj[:0]
+        if _arrow_backed(obj.dtype):
+            return pd.Index(_no_values(obj.dtype), name=obj.name)
+        return obj[:0].copy(deep=True)
     return obj
+
+
+def _arrow_backed(dtype: Any) -> bool:
+    return isinstance(dtype, pd.ArrowDtype) or getattr(dtype, "storage", None) == "pyarrow"
+
+
+def _no_values(dtype: Any) -> Any:
+    """An empty array of ``dtype`` over buffers of its own."""
+    return dtype.construct_array_type()._from_sequence([], dtype=dtype)
 
 
 def scalar_meta(dtype: Any) -> np.ndarray:

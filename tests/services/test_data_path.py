@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import gc
 import time
+import weakref
 
 import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 import pytest
 
+import mars
 import mars.dataframe as md
 import mars.remote
 from mars.core.tiling import as_data
@@ -165,6 +167,27 @@ def test_a_client_on_another_host_sends_the_partitions_to_the_storage_actor(sess
     df = md.DataFrame(pdf, chunk_size=64).execute(session=session)
     assert written == []  # the storage actors wrote them
     pdt.assert_frame_equal(df.fetch(session=session), pdf)
+
+
+def test_an_uploaded_frame_keeps_no_copy_of_the_clients_data(session, uploads):
+    from mars.dataframe.datasource import Uploaded
+
+    pdf = _frame(1_000)
+    expected = pdf.copy()
+    gone = weakref.ref(pdf)
+    df = md.DataFrame(pdf, chunk_size=300).execute(session=session)
+    assert isinstance(as_data(df).op.data, Uploaded)  # the partitions as the workers hold them, mapped
+    del pdf
+    gc.collect()
+    assert gone() is None  # neither the op nor the metadata keeps the user's frame alive
+    pdt.assert_frame_equal(df.fetch(session=session), expected)
+    # another session computes the frame again from what the op kept
+    other = mars.new_session(session.address, default=False)
+    try:
+        got = df.groupby("k").agg({"x": "sum"}).execute(session=other).fetch(session=other)
+        pdt.assert_frame_equal(got, expected.groupby("k").agg({"x": "sum"}))
+    finally:
+        other.close()
 
 
 def test_small_frames_travel_with_the_graph(session):

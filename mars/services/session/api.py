@@ -187,13 +187,13 @@ class SessionAPI:
         except (mo.ActorNotExist, OSError):
             return None
 
-    async def upload(self, session_id: str, chunks: list[tuple[str, tuple, Any]]) -> None:
+    async def upload(self, session_id: str, chunks: list[tuple[str, tuple, Any]]) -> dict[str, StoredObject]:
         """Put ``(key, shape, value)`` chunks straight into workers' storage, held by the session.
 
         They are spread over the alive workers by size; the supervisor only
         records where they are (see :mod:`~mars.services.storage.upload`).
         """
-        await upload_chunks(self, session_id, chunks)
+        return await upload_chunks(self, session_id, chunks)
 
     async def upload_targets(self, session_id: str) -> list[UploadTarget]:
         """The alive workers that take a client's chunks: address, slots and shared-memory segment prefix.

@@ -161,14 +161,16 @@ async def put_values(session_id: str, worker: str, items: list[tuple[str, Any]])
     return descs
 
 
-async def upload_chunks(api: Any, session_id: str, chunks: Sequence[Chunk]) -> None:
+async def upload_chunks(api: Any, session_id: str, chunks: Sequence[Chunk]) -> dict[str, StoredObject]:
     """Put ``(key, shape, value)`` chunks into the workers ``api.upload_targets`` names, held by the session.
 
     They are spread over the workers by size and slots. For a worker whose
     shared memory this process shares, the segments are written here and only
     their descriptors go to ``api.adopt_stored``; for the others the values go
     to ``api.put_chunks`` in batches. When any part fails, what the others
-    stored is released, and the error raised.
+    stored is released, and the error raised. Returns the descriptors of the
+    segments written here, by key (the caller may map them: see
+    :func:`~.shm.get_object`).
     """
     targets: list[UploadTarget] = await api.upload_targets(session_id)
     if not targets:
@@ -178,11 +180,14 @@ async def upload_chunks(api: Any, session_id: str, chunks: Sequence[Chunk]) -> N
     for chunk, w in zip(chunks, where):
         groups.setdefault(w, []).append(chunk)
 
+    written: dict[str, StoredObject] = {}
+
     async def to(target: UploadTarget, group: list[Chunk]) -> None:
         if is_local_prefix(target.prefix):
             descs = await write_local([(k, v) for k, _, v in group], target.prefix)
             try:
                 await api.adopt_stored(session_id, target.address, [(k, s, d) for (k, s, _), d in zip(group, descs)])
+                written.update((k, d) for (k, _, _), d in zip(group, descs))
                 return
             except DataNotFound:  # the same prefix in another host's shared memory: the values go after all
                 for d in descs:
@@ -202,3 +207,4 @@ async def upload_chunks(api: Any, session_id: str, chunks: Sequence[Chunk]) -> N
         if stored:
             await asyncio.gather(api.release(session_id, stored), return_exceptions=True)
         raise error
+    return written

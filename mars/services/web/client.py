@@ -325,14 +325,14 @@ class WebClient:
         reply = await self._request("POST", f"/api/sessions/{_q(session_id)}/release", json_body={"keys": list(keys)})
         return minus_each(keys, reply.get("not_released", []))
 
-    async def upload(self, session_id: str, chunks: list[tuple[str, tuple, Any]]) -> None:
+    async def upload(self, session_id: str, chunks: list[tuple[str, tuple, Any]]) -> dict[str, StoredObject]:
         """Put ``(key, shape, value)`` chunks into workers' storage, held by the session.
 
         On the workers' host the segments are written here and only their
         descriptors are sent; from elsewhere the values travel in the requests
         (see :func:`~mars.services.storage.upload.upload_chunks`).
         """
-        await upload_chunks(self, session_id, chunks)
+        return await upload_chunks(self, session_id, chunks)
 
     async def upload_targets(self, session_id: str) -> list[UploadTarget]:
         reply = await self._request("GET", f"/api/sessions/{_q(session_id)}/upload")
