@@ -32,6 +32,8 @@ def empty_meta(obj: Any) -> Any:
     >>> meta["s"].array._pa_array.nbytes
     0
     """
+    if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)) and not len(obj):
+        return obj.iloc[:0] if not isinstance(obj, pd.Index) else obj[:0]  # (metas made from metas: cheap)
     if isinstance(obj, pd.DataFrame):
         out = obj.iloc[:0].copy(deep=True)
         for i in [i for i, d in enumerate(out.dtypes) if _arrow_backed(d)]:
