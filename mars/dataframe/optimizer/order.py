@@ -98,13 +98,22 @@ def _order_free_sink(user: TileableData, node: TileableData) -> bool:
     """Whether ``user`` gives the same result whatever the order (and index labels) of ``node``'s rows."""
     op = user.op
     if isinstance(op, GroupByAgg):
-        return op.spec.sort and op.plan is not None and op.distinct is None and op.inputs[0] is node and \
+        return op.spec.sort and op.plan is not None and _distinct_free(op) and op.inputs[0] is node and \
             _group_labels(op) is not None and \
             all(isinstance(kind, str) and kind in _ORDER_FREE_PARTIALS for kind, _ in op.partials or ())
     if isinstance(op, TreeReduce):
         stage = op.chunk
         return isinstance(stage, Stage) and isinstance(stage.reducer, (Simple, Moments))
     return False
+
+
+def _distinct_free(op: GroupByAgg) -> bool:
+    """Whether the rows an aggregation's distinct step keeps (``drop_duplicates`` merged into it) do not depend on
+    their order: there is none, repeats go altogether (``keep=False``), or repeats are whole rows."""
+    if op.distinct is None:
+        return True
+    subset, keep = op.distinct
+    return keep is False or subset is None or set(op.inputs[0].meta.columns) <= set(subset)
 
 
 def _joined_on_columns(user: TileableData) -> bool:

@@ -60,6 +60,22 @@ def test_chains_of_joins_and_reductions_to_one_value():
     assert _flags([j[j.t.dt.year > 1971].y.std()]) == [True, True]
 
 
+def test_distinct_rows_then_a_count_keep_no_order():
+    # TPC-H Q16's shape: distinct whole rows of a join, counted per group (the distinct step joins the groupby)
+    left, right = _left(), _right()
+    j = left.merge(right, on="k")
+    expected = j[["g", "k"]].drop_duplicates().groupby("g").agg(n=("k", "count"))
+    lj = md.DataFrame(left, chunk_size=5).merge(md.DataFrame(right, chunk_size=(1, 20, 0, 19)), on="k")
+    counted = lj[["g", "k"]].drop_duplicates().groupby("g").agg(n=("k", "count"))
+    assert [n.op.unordered for n in topo_order(optimize([counted.data])) if isinstance(n.op, Merge)] == [True]
+    with option_context({"chunk_store_limit": 64}):
+        assert_eq(counted, expected)
+    # which of two rows alike in the subset is kept shows in what is summed: the join keeps its order
+    summed = lj.drop_duplicates(["g"]).groupby("g").x.sum()
+    assert [n.op.unordered for n in topo_order(optimize([summed.data])) if isinstance(n.op, Merge)] == [False]
+    assert_eq(summed, j.drop_duplicates(["g"]).groupby("g").x.sum())
+
+
 @pytest.mark.parametrize("case", ["target", "unsorted groupby", "first", "index read", "array column",
                                   "cumulative", "join on the index", "also fetched", "grouped by a series"])
 def test_joins_whose_order_shows_stay_ordered(case):
