@@ -87,8 +87,8 @@ async def _mapped(session_id: str, keys: list[str], storage_address: str) -> lis
     descs: list[StoredObject] = await mo.ActorRef(storage_address, STORAGE_UID).get_descs(session_id, keys)
     names = [d.shm_name for d in descs if d.shm_name is not None]
     segments = [m for m in map(_SEGMENT.fullmatch, names) if m is not None]
-    if segments:
-        _MAPS_OWNER[storage_address] = all(is_local_prefix(m.group(1)) for m in segments)
+    if segments and storage_address not in _MAPS_OWNER:  # an owner's segments all share its prefix: asked once
+        _MAPS_OWNER[storage_address] = is_local_prefix(segments[0].group(1))
     if len(segments) < len(names) or not _MAPS_OWNER.get(storage_address, True):
         return None
     try:
