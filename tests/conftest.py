@@ -30,3 +30,25 @@ def no_leaked_sockets():
     gc.collect()
     leaked = _socket_fds() - before
     assert not leaked, f"{len(leaked)} sockets were left open by the suite"
+
+
+@pytest.fixture
+def fused_names(monkeypatch):
+    """A fresh embedded session, and the subtasks its runs executed: op names, fused groups as ``A -> B``."""
+    import mars
+    import mars.session as mars_session
+    from mars.core.fusion import FusedOp
+
+    names: list[str] = []
+    real = mars_session.fuse
+
+    def recording(subtasks, keep):
+        out = real(subtasks, keep)
+        names.extend(repr(st.op)[len("FusedOp("):-1] if isinstance(st.op, FusedOp) else type(st.op).__name__
+                     for st in out)
+        return out
+
+    monkeypatch.setattr(mars_session, "fuse", recording)
+    sess = mars.new_session()
+    yield names
+    sess.close()

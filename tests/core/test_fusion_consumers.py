@@ -7,9 +7,7 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-import mars
 import mars.dataframe as md
-import mars.session as mars_session
 from mars.core.fusion import FusedOp, fuse
 from mars.core.graph import Subtask
 from mars.core.shuffle import ShuffleMap, ShuffleReduce
@@ -167,20 +165,9 @@ def _frames(n: int):
 
 
 @pytest.fixture
-def recorded(monkeypatch):
+def recorded(fused_names):
     """A fresh session, and the subtasks each of its runs executed (names of ops or fused groups)."""
-    names: list[str] = []
-    real = mars_session.fuse
-
-    def recording(subtasks, keep):
-        out = real(subtasks, keep)
-        names.extend(repr(st.op) if isinstance(st.op, FusedOp) else type(st.op).__name__ for st in out)
-        return out
-
-    monkeypatch.setattr(mars_session, "fuse", recording)
-    sess = mars.new_session()
-    yield names
-    sess.close()
+    return fused_names
 
 
 @pytest.mark.parametrize("chunk_size", [30, 11, (1, 25, 4, 0), (0, 3, 0, 27)])

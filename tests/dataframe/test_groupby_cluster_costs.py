@@ -7,11 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import mars
 import mars.dataframe as md
 import mars.dataframe.groupby.agg as agg_module
-import mars.session as mars_session
-from mars.core.fusion import FusedOp
 from tests.dataframe.df_testing import assert_eq
 
 N = 60
@@ -23,21 +20,10 @@ CHUNKINGS = [N, 17, (5, 0, 30, 25), (0, 1, 59), 1]
 
 
 @pytest.fixture
-def recorded(monkeypatch):
+def recorded(fused_names, monkeypatch):
     """A fresh session, and the subtasks its runs executed (op names; fused groups as ``A -> B``)."""
-    names: list[str] = []
-    real = mars_session.fuse
-
-    def recording(subtasks, keep):
-        out = real(subtasks, keep)
-        names.extend(repr(st.op)[8:-1] if isinstance(st.op, FusedOp) else type(st.op).__name__ for st in out)
-        return out
-
-    monkeypatch.setattr(mars_session, "fuse", recording)
     monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)
-    sess = mars.new_session()
-    yield names
-    sess.close()
+    return fused_names
 
 
 def _chunks(t) -> list:

@@ -7,6 +7,7 @@ import threading
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import mars.dataframe as md
 import mars.tensor as mt
@@ -86,18 +87,24 @@ def test_tiling_goes_on_on_a_thread_after_a_slow_step(cluster, session, monkeypa
     assert resumed and cluster.thread.name not in resumed
 
 
-def test_a_graph_whose_subtasks_read_each_other_in_turn_goes_to_one_slot_in_one_message(cluster, session,
-                                                                                      monkeypatch):
-    """A chain of matrix products and a sum over one 160,000-element block is too big for the small-graph
-    rule, but each subtask waits for the one before anyway: one message to one worker, not one per subtask."""
-    sent: list[list[tuple[int, bool]]] = []
+@pytest.fixture
+def sent(monkeypatch) -> list[list[tuple[int, int]]]:
+    """What the supervisor sends the workers: per message, each spec's (index, chain number; 0 for none)."""
+    messages: list[list[tuple[int, int]]] = []
     send_specs = SessionProcessor.send_specs
 
     async def spy(self, address, specs):
-        sent.append([(s.index, s.chained) for s in specs])
+        messages.append([(s.index, s.chained) for s in specs])
         await send_specs(self, address, specs)
 
     monkeypatch.setattr(SessionProcessor, "send_specs", spy)
+    return messages
+
+
+def test_a_graph_whose_subtasks_read_each_other_in_turn_goes_to_one_slot_in_one_message(cluster, session,
+                                                                                      sent):
+    """A chain of matrix products and a sum over one 160,000-element block is too big for the small-graph
+    rule, but each subtask waits for the one before anyway: one message to one worker, not one per subtask."""
     a = np.random.default_rng(0).random((400, 400))
     x = mt.tensor(a, chunk_size=400)
     got = session.fetch(session.execute((x.dot(x) + 1).T.dot(x).sum()))
@@ -105,21 +112,13 @@ def test_a_graph_whose_subtasks_read_each_other_in_turn_goes_to_one_slot_in_one_
     assert len(sent) == 1 and len(sent[0]) > 2 and all(chained for _, chained in sent[0]), sent
 
 
-def test_a_graph_with_two_independent_branches_is_not_sent_whole(cluster, session, monkeypatch):
+def test_a_graph_with_two_independent_branches_is_not_sent_whole(cluster, session, sent):
     """Two blocks computed side by side (their sum reads both): they may run on both workers at once."""
-    sent: list[int] = []
-    send_specs = SessionProcessor.send_specs
-
-    async def spy(self, address, specs):
-        sent.extend(s.index for s in specs if not s.chained)
-        await send_specs(self, address, specs)
-
-    monkeypatch.setattr(SessionProcessor, "send_specs", spy)
     a = np.random.default_rng(1).random((800, 400))
     x = mt.tensor(a, chunk_size=(400, 400))
     got = session.fetch(session.execute((x.T.dot(x) + 1).sum()))
     np.testing.assert_allclose(got, (a.T @ a + 1).sum())
-    assert sent  # dispatched level by level, not as one chain
+    assert [i for specs in sent for i, chained in specs if not chained]  # dispatched level by level, not as one chain
 
 
 class _Op:
@@ -143,17 +142,9 @@ def test_a_chain_member_reading_an_earlier_members_output_counts_it_as_its_input
     assert need.loaded == 0  # all read in place or from the slot's own memory
 
 
-def test_independent_runs_of_subtasks_each_go_whole_to_a_slot(cluster, session, monkeypatch):
+def test_independent_runs_of_subtasks_each_go_whole_to_a_slot(cluster, session, sent):
     """Two row blocks, each through products and a partial sum (a run of subtasks each reading the one
     before), then the total: each run goes in one piece, and only the total waits for both."""
-    sent: list[list[tuple[int, int]]] = []
-    send_specs = SessionProcessor.send_specs
-
-    async def spy(self, address, specs):
-        sent.append([(s.index, s.chained) for s in specs])
-        await send_specs(self, address, specs)
-
-    monkeypatch.setattr(SessionProcessor, "send_specs", spy)
     rng = np.random.default_rng(2)
     a, b = rng.random((800, 350)), rng.random((350, 350))  # w: under 1 MiB, cheap to read from the other worker
     w = mt.tensor(b, chunk_size=350)
