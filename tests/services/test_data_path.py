@@ -190,6 +190,33 @@ def test_an_uploaded_frame_keeps_no_copy_of_the_clients_data(session, uploads):
         other.close()
 
 
+class _SpyPool:
+    def __init__(self) -> None:
+        self.released = 0
+
+    def release_unused(self) -> None:
+        self.released += 1
+
+
+def test_dropping_an_uploaded_frame_returns_the_arrow_pools_idle_pages_at_the_next_call(session, uploads,
+                                                                                       monkeypatch):
+    import pyarrow
+
+    pool = _SpyPool()
+    monkeypatch.setattr(pyarrow, "default_memory_pool", lambda: pool)
+    pdf = _frame(500)
+    df = md.DataFrame(pdf, chunk_size=200).execute(session=session)
+    df.x.sum().execute(session=session)
+    assert pool.released == 0  # the user's frame is alive: its buffers are in use
+    del pdf
+    gc.collect()
+    assert pool.released == 0  # not from the finalizer: the frame's buffers are freed after it
+    assert df.x.sum().execute(session=session).fetch(session=session) == pytest.approx(_frame(500).x.sum())
+    assert pool.released == 1  # the next call from the thread that dropped it
+    df.k.max().execute(session=session)
+    assert pool.released == 1  # once per frame dropped
+
+
 def test_small_frames_travel_with_the_graph(session):
     pdf = _frame(40)
     before = _n_tasks(session)
