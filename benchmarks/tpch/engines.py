@@ -42,35 +42,47 @@ ENGINES = ("pandas", "mars", "mars-cluster", "dask", "duckdb")
 class PeakRSS:
     """Samples the memory of this process and its descendants every 20 ms; ``peak`` is the highest total seen.
 
-    A process counts its resident anonymous and file pages (``RssAnon`` +
-    ``RssFile`` of ``/proc/<pid>/status``: shared libraries count once per
-    process, which overstates a cluster of several processes a little); shared
-    memory counts once, as the bytes held by the segments of mars workers in
-    the tree (named ``mars-<worker pid>-...`` in ``/dev/shm``), mapped or not.
-    RSS alone would count a segment once per process mapping it, and not at
-    all while no process maps it.
+    A process counts its share of its resident anonymous and file pages
+    (``Pss_Anon`` + ``Pss_File`` of ``/proc/<pid>/smaps_rollup``): a page that
+    n processes share counts 1/n in each, so the pages a forked cluster
+    process still shares with its parent, and the shared libraries, count
+    once in the total. Shared memory counts once, as the bytes held by the
+    segments of mars workers in the tree (named ``mars-<worker pid>-...`` in
+    ``/dev/shm``), mapped or not: a segment's pages would count in no process
+    while none maps it.
+
+    ``peak_rss`` is the same total with whole resident pages (``RssAnon`` +
+    ``RssFile`` of ``/proc/<pid>/status``), which counts a shared page once
+    per process: the measure of earlier runs, kept beside for comparison. On a
+    kernel without ``smaps_rollup`` both are that one.
     """
 
     def __init__(self) -> None:
         self._proc = psutil.Process()
         self._stop = threading.Event()
-        self.peak = self.rss()
+        self.peak, self.peak_rss = self.sample()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
 
-    def rss(self) -> int:
-        total, pids = 0, []
+    def sample(self) -> tuple[int, int]:
+        """The tree's memory now: (proportional, whole resident pages), in bytes."""
+        share = whole = 0
+        pids = []
         for p in [self._proc, *self._proc.children(recursive=True)]:
             try:
-                total += _private_and_file_bytes(p.pid)
+                one = _resident_bytes(p.pid)
+                share += _proportional_bytes(p.pid, one)
             except OSError:  # gone meanwhile
                 continue
+            whole += one
             pids.append(p.pid)
-        return total + _segment_bytes(pids)
+        shm = _segment_bytes(pids)
+        return share + shm, whole + shm
 
     def _sample(self) -> None:
         while not self._stop.wait(0.02):
-            self.peak = max(self.peak, self.rss())
+            share, whole = self.sample()
+            self.peak, self.peak_rss = max(self.peak, share), max(self.peak_rss, whole)
 
     def stop(self) -> None:
         self._stop.set()
@@ -80,7 +92,7 @@ class PeakRSS:
 _SHM_DIR = "/dev/shm"
 
 
-def _private_and_file_bytes(pid: int) -> int:
+def _resident_bytes(pid: int) -> int:
     """``RssAnon`` + ``RssFile`` of a process: its resident pages but those of shared memory."""
     total = 0
     with open(f"/proc/{pid}/status") as f:
@@ -88,6 +100,20 @@ def _private_and_file_bytes(pid: int) -> int:
             if line.startswith(("RssAnon:", "RssFile:")):
                 total += int(line.split()[1]) * 1024
     return total
+
+
+def _proportional_bytes(pid: int, fallback: int) -> int:
+    """``Pss_Anon`` + ``Pss_File`` of a process (``fallback`` where the kernel does not say)."""
+    total, seen = 0, 0
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith(("Pss_Anon:", "Pss_File:")):
+                    total += int(line.split()[1]) * 1024
+                    seen += 1
+    except FileNotFoundError:
+        return fallback
+    return total if seen == 2 else fallback
 
 
 def _segment_bytes(pids: list[int]) -> int:
@@ -287,7 +313,9 @@ def main() -> None:
     with open(os.path.join(args.out, "events.jsonl"), "a", buffering=1) as events:
 
         def emit(**fields: Any) -> None:
-            events.write(json.dumps({**fields, "peak_rss": mem.peak, "rss": mem.rss()}) + "\n")
+            share, whole = mem.sample()
+            events.write(json.dumps({**fields, "peak": mem.peak, "peak_rss": mem.peak_rss, "memory": share,
+                                     "rss": whole}) + "\n")
 
         seconds, _, error = timed(engine.start)
         emit(step="start", seconds=seconds, error=error)

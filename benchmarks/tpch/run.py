@@ -15,8 +15,10 @@ next query. Each answer is checked against DuckDB's: same row count, the
 relative 1e-6; dates and numbers compared whatever their dtype; column names
 are not compared, only positions). Peak memory is the highest total of the
 engine's process tree (its workers included), sampled every 20 ms: each
-process's resident pages but shared memory, plus the shared-memory segments
-of mars workers once (see ``engines.PeakRSS``).
+process's share of its resident pages but shared memory (a page shared by
+several processes counts once in all), plus the shared-memory segments of
+mars workers once; ``RSS MB`` counts a shared page once per process, as
+runs before 2026-11-27 did (see ``engines.PeakRSS``).
 """
 
 from __future__ import annotations
@@ -134,12 +136,13 @@ def stop_group(proc: subprocess.Popen) -> None:
 
 def run_engine(engine: str, numbers: list[int], args: argparse.Namespace, folder: str) -> dict:
     """Run ``numbers`` on ``engine``, restarting it after a query that timed out; its events and results."""
-    out = {"load": None, "start": None, "peak_rss": 0, "queries": {}}
+    out = {"load": None, "start": None, "peak": 0, "peak_rss": 0, "queries": {}}
     todo = list(numbers)
     while todo:
         with tempfile.TemporaryDirectory() as tmp:
             events, timed_out = run_child(engine, todo, args, folder, tmp)
             for e in events:
+                out["peak"] = max(out["peak"], e["peak"])
                 out["peak_rss"] = max(out["peak_rss"], e["peak_rss"])
                 if e["step"] in ("start", "load") and out[e["step"]] is None:
                     out[e["step"]] = e
@@ -215,7 +218,8 @@ def report(results: dict, wrong: dict, numbers: list[int], info: dict) -> None:
         "correct": lambda e: f"{sum(1 for n in numbers if wrong[e].get(n) is None)}/{len(numbers)}",
         "load": lambda e: f"{results[e]['load']['seconds']:.2f}" if results[e]["load"] else "-",
         "start": lambda e: f"{results[e]['start']['seconds']:.2f}" if results[e]["start"] else "-",
-        "peak MB": lambda e: f"{results[e]['peak_rss'] / 2**20:.0f}",
+        "peak MB": lambda e: f"{results[e]['peak'] / 2**20:.0f}",
+        "RSS MB": lambda e: f"{results[e]['peak_rss'] / 2**20:.0f}",
     }
     for name, fn in lines.items():
         print(f"{name:<7}" + "".join(f"{fn(e):>14}" for e in engines))
