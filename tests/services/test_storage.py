@@ -26,7 +26,10 @@ from mars.services.storage.shm import (
     Serialized,
     StoredObject,
     get_object,
+    keep_mappings,
     put_object,
+    segment_path,
+    sweep_kept,
     unlink_object,
     unlink_prefix,
     unwrap,
@@ -142,6 +145,88 @@ def test_reading_an_unlinked_segment_raises_data_not_found_naming_the_key(prefix
     unlink_object(desc)
     with pytest.raises(DataNotFound, match="chunk-xyz"):
         get_object(desc)
+
+
+def _mapped(desc: StoredObject) -> bool:
+    """Whether this process maps ``desc``'s segment (its mappings are listed in /proc/self/maps)."""
+    with open("/proc/self/maps") as f:
+        return any(line.rstrip().endswith(segment_path(desc.shm_name)) for line in f)
+
+
+def _read_and_drop(desc: StoredObject) -> float:
+    value = get_object(desc)
+    total = float(value.sum())
+    del value
+    gc.collect()
+    return total
+
+
+@pytest.fixture
+def keeping():
+    keep_mappings()
+    yield
+    keep_mappings(False)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_a_segment_read_again_stays_mapped_after_its_readers_until_it_is_deleted(prefix, keeping):
+    desc, other = put_object("t", BIG, prefix), put_object("u", BIG * 2, prefix)
+    assert _read_and_drop(desc) == BIG.sum()
+    assert not _mapped(desc)  # read once (an intermediate, say): unmapped with its last reader
+    assert _read_and_drop(desc) == BIG.sum()
+    assert _mapped(desc)  # read again (a table's partition): kept mapped
+    assert _read_and_drop(desc) == BIG.sum()
+    assert _read_and_drop(other) == 2 * BIG.sum() and _read_and_drop(other) == 2 * BIG.sum()
+    assert sweep_kept() == 0 and _mapped(other)
+    os.unlink(segment_path(desc.shm_name))  # the worker deleted it (or spilled it), from another process
+    assert sweep_kept() == 1
+    assert not _mapped(desc) and _mapped(other)  # its pages are let go; the other stays
+    unlink_object(other)  # deleted by this process: let go at once
+    assert not _mapped(other)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_a_segment_in_a_file_on_disk_is_not_kept_mapped(keeping, monkeypatch, tmp_path):
+    # a worker's memory counts the page cache its slots map: a spilled chunk kept mapped would stay in it
+    from mars.services import storage
+
+    monkeypatch.setattr(storage.shm, "DISK_DIR", str(tmp_path / "disk"))
+    real_write = storage.shm._write_segment
+
+    def full_tmpfs(name, key, buffers):
+        if not name.startswith("@"):
+            raise storage.shm.StorageFull(f"no shared memory left to store chunk {key}")
+        return real_write(name, key, buffers)
+
+    monkeypatch.setattr(storage.shm, "_write_segment", full_tmpfs)
+    desc = put_object("k", BIG, f"mars-test-{uuid.uuid4().hex[:8]}")
+    assert desc.shm_name.startswith("@")
+    for _ in range(3):
+        assert _read_and_drop(desc) == BIG.sum()
+        assert not _mapped(desc)
+    unlink_object(desc)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_a_process_that_did_not_ask_keeps_no_mapping(prefix):
+    desc = put_object("t", BIG, prefix)
+    for _ in range(3):
+        assert _read_and_drop(desc) == BIG.sum()
+        assert not _mapped(desc)
+    unlink_object(desc)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_turning_keeping_off_lets_go_of_what_was_kept(prefix):
+    keep_mappings()
+    try:
+        desc = put_object("t", BIG, prefix)
+        _read_and_drop(desc), _read_and_drop(desc)
+        assert _mapped(desc)
+    finally:
+        keep_mappings(False)
+    assert not _mapped(desc)
+    unlink_object(desc)
 
 
 def test_a_big_pickle_header_is_kept_in_the_segment_not_the_descriptor(prefix):

@@ -24,7 +24,7 @@ from ...core.shuffle import piece_keys
 from ...serialization import serialize
 from ..storage.api import fetch_values
 from ..storage.device import holder_name
-from ..storage.shm import INLINE_BELOW, StoredObject, get_object, put_object
+from ..storage.shm import INLINE_BELOW, StoredObject, get_object, keep_mappings, put_object, sweep_kept
 from .api import ChunkFunctionExit, FetchAhead, SlotOutcome, SubtaskSpec, op_name
 from .devicecache import DEVICE_CACHE
 from .profiler import Profile, StackSampler
@@ -32,6 +32,9 @@ from .profiler import Profile, StackSampler
 logger = logging.getLogger(__name__)
 
 _Key = tuple[str, str]  # (session id, chunk key)
+
+#: how long a slot may keep the mapping of a segment that was deleted or spilled (see shm._kept)
+KEPT_SWEEP_SECONDS = 0.25
 
 
 class SlotRunnerActor(mo.Actor):
@@ -51,8 +54,12 @@ class SlotRunnerActor(mo.Actor):
         self._order = asyncio.Lock()
         #: the statistical profile of what this slot's subtasks ran (see profiler.py)
         self._sampler = StackSampler(root=_run_one.__code__)
+        self._sweeper: asyncio.Task | None = None
 
     async def __post_create__(self) -> None:
+        # the partitions of held tables are read by query after query: their mappings stay (see shm._kept)
+        keep_mappings()
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep_kept())
         if self._one_thread:
             # a slot is one core: BLAS/OpenMP pools already made (a forked slot inherits its
             # parent's) are cut to one thread; the environment covers those made later
@@ -61,10 +68,19 @@ class SlotRunnerActor(mo.Actor):
             threadpool_limits(limits=1)
 
     async def __pre_destroy__(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for fut in list(self._fetching):
             fut.cancel()
         self._pool.shutdown(wait=False)
         self._sampler.close()
+
+    @staticmethod
+    async def _sweep_kept() -> None:
+        """Let go of kept mappings of deleted or spilled segments within :data:`KEPT_SWEEP_SECONDS`."""
+        while True:
+            await asyncio.sleep(KEPT_SWEEP_SECONDS)
+            sweep_kept()
 
     @mo.no_lock
     async def run(self, specs: list[SubtaskSpec], ahead: FetchAhead | None = None) -> list[SlotOutcome]:

@@ -44,10 +44,12 @@ __all__ = [
     "StoredObject",
     "get_object",
     "is_local_prefix",
+    "keep_mappings",
     "put_object",
     "segment_path",
     "segment_size",
     "segment_views",
+    "sweep_kept",
     "unlink_object",
     "unlink_prefix",
     "unwrap",
@@ -76,6 +78,16 @@ _ALIGN = 64
 # Mappings attached by this process, by segment name. Weak: a mapping closes
 # when the last array viewing it dies; while one lives, readers share it.
 _attached: weakref.WeakValueDictionary[str, mmap.mmap] = weakref.WeakValueDictionary()
+
+# Mappings a process keeps past their last reader once it asked (keep_mappings; slots do): those of
+# segments it reads a second time, for as long as the segment exists. A table's partitions, read by
+# query after query, are then read from pages mapped already: a fresh mapping costs a page fault per
+# 64 KB on every read (TPC-H on a 2-worker cluster: 5% of the wall time, 7% of the CPU).
+_kept: dict[str, mmap.mmap] = {}
+#: names of segments this process read once, oldest first (at most _READ_BEFORE_MAX)
+_read_before: dict[str, None] = {}
+_READ_BEFORE_MAX = 4096
+_keeping = [False]
 
 
 class StorageFull(ServiceError, MemoryError):
@@ -468,12 +480,47 @@ def _attach(desc: StoredObject) -> mmap.mmap:
     finally:
         os.close(fd)  # the mapping keeps the memory; the descriptor is not needed
     _attached[name] = mm
+    if _keeping[0] and not name.startswith(("/", "@")):  # a file on disk (spilled) is the page cache's to keep
+        _keep_if_read_before(name, mm)
     return mm
+
+
+def keep_mappings(on: bool = True) -> None:
+    """From now on, keep the mappings of segments this process reads again (see ``_kept``); ``False``
+    stops, and lets go of those kept. The process calls :func:`sweep_kept` often enough that a deleted
+    or spilled segment's pages are not held for long."""
+    _keeping[0] = on
+    if not on:
+        _kept.clear()
+        _read_before.clear()
+
+
+def sweep_kept() -> int:
+    """Let go of the kept mappings whose segments are gone (deleted, spilled); returns how many.
+
+    A mapping outlives its segment's name: kept, it would hold the pages of
+    a deleted chunk, or of one spilled to disk to make room.
+    """
+    gone = [name for name in list(_kept) if not os.path.exists(_path(name))]
+    for name in gone:
+        _kept.pop(name, None)
+    return len(gone)
+
+
+def _keep_if_read_before(name: str, mm: mmap.mmap) -> None:
+    if name in _read_before:
+        del _read_before[name]
+        _kept[name] = mm
+        return
+    _read_before[name] = None
+    if len(_read_before) > _READ_BEFORE_MAX:
+        del _read_before[next(iter(_read_before))]
 
 
 def _unlink(name: str) -> bool:
     """Remove segment ``name``; False when it was already gone."""
     _attached.pop(name, None)
+    _kept.pop(name, None)
     try:
         os.unlink(_path(name))
     except FileNotFoundError:
