@@ -156,3 +156,34 @@ def test_grouped_ewm_times_names_the_way_through():
     df = md.DataFrame(frame(), chunk_size=4)
     with pytest.raises(NotImplementedError, match="apply"):
         df.groupby("k").ewm(halflife="1D", times=df.index)
+
+
+def _with_gaps(n: int = N) -> pd.DataFrame:
+    rng = np.random.default_rng(11)
+    full = rng.normal(size=n)
+    gappy = np.where(rng.random(n) < 0.3, np.nan, full)
+    return pd.DataFrame({
+        "k": rng.integers(0, 4, n), "c": pd.Categorical(rng.choice(["a", "b"], n), categories=["a", "b", "z"]),
+        "full": full, "gappy": gappy, "i": rng.integers(0, 9, n),
+        "s": pd.Series(rng.choice(["p", None], n), dtype="string[pyarrow]"),
+        "t": pd.Series(pd.date_range("2001", periods=n, freq="D")).where(rng.random(n) < 0.7).to_numpy(),
+    })
+
+
+@pytest.mark.parametrize("chunk_size", PARTS)
+def test_counts_and_means_of_columns_with_and_without_missing_values(chunk_size, monkeypatch):
+    # per-partition partials (a tree): a column without missing values is counted as its groups' sizes,
+    # one with them value by value
+    from mars.dataframe.groupby import agg as agg_module
+
+    monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)
+    pdf = _with_gaps()
+    df = lazy(pdf, chunk_size)
+    spec = {"full": ["count", "mean"], "gappy": ["count", "mean", "sum"], "i": ["count", "size"],
+            "s": "count", "t": "count"}
+    assert_eq(df.groupby("k").agg(spec), pdf.groupby("k").agg(spec))
+    assert_eq(df.groupby("k", sort=False).full.count(), pdf.groupby("k", sort=False).full.count())
+    assert_eq(df.groupby("k")[["full", "gappy"]].count(), pdf.groupby("k")[["full", "gappy"]].count())
+    named = {"n_full": ("full", "count"), "n_gappy": ("gappy", "count"), "avg": ("full", "mean")}
+    assert_eq(df.groupby("c", observed=False).agg(**named), pdf.groupby("c", observed=False).agg(**named))
+    assert_eq(df.full.groupby(df.k).count(), pdf.full.groupby(pdf.k).count())

@@ -46,6 +46,10 @@ def chunk_partials(g: Any, partials: Sequence[tuple[str, Any]]) -> pd.DataFrame:
                 s = _selected_column(g, partials[p][1]).agg(partial(_custom_chunk, kind))
                 series[p], index = s.array, s.index
             continue
+        if kind == "count":
+            positions, index = _counts_as_sizes(g, partials, positions, series, index)
+            if not positions:
+                continue
         columns = [partials[p][1] for p in positions]
         method = "var" if kind == "m2" else kind
         kw = {"ddof": 0} if kind == "m2" else {}
@@ -58,6 +62,20 @@ def chunk_partials(g: Any, partials: Sequence[tuple[str, Any]]) -> pd.DataFrame:
             series[p] = res.iloc[:, j].array
     out = pd.DataFrame(series, index=index, copy=False)
     return _with_m2(out, partials)
+
+
+def _counts_as_sizes(g: Any, partials: Sequence[tuple[str, Any]], positions: list[int], series: dict,
+                     index: Any) -> tuple[list[int], Any]:
+    """Fill in the counts of columns without missing values as the groups' sizes (a column's count
+    walks its values for each group; a size is one pass over the group ids, shared); returns the
+    positions left to count, and the partials' index."""
+    full = [p for p in positions if not _selected_column(g, partials[p][1]).obj.hasnans]
+    if full:
+        sizes = g.size()
+        for p in full:
+            series[p] = sizes.array
+        index = sizes.index
+    return [p for p in positions if p not in full], index
 
 
 class Stages:
