@@ -49,7 +49,7 @@ from ..core.shuffle import ShuffleMap, shuffle_chunks
 from ..core.tokenize import normalize
 from ..tensor.chunks import offsets
 from .concat import join_many
-from .core import DataFrame, PandasData, PandasOperator, Series, nsplits_of
+from .core import DataFrame, PandasData, PandasOperator, Series, nsplits_of, row_splits
 from .datasource import from_pandas
 from .map import map_partitions
 from .merge_names import (
@@ -324,7 +324,10 @@ class Merge(PandasOperator):
     @classmethod
     def tile(cls, op: Merge) -> Generator[Any, Any, Tiled]:
         left, right = op.inputs
-        lrows, rrows = yield from known_rows_of(left, right)
+        if _one_pair_of_columns(op):  # no count decides anything: the inputs run with the merge, in its stage
+            lrows, rrows = row_splits(left), row_splits(right)
+        else:
+            lrows, rrows = yield from known_rows_of(left, right)
         op.outputs[0].meta = with_result_index(op.outputs[0].meta, op.kwargs, left.meta, right.meta, sum(lrows),
                                                sum(rrows))
         strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
@@ -514,6 +517,14 @@ def choose_bounds(samples: list[pd.DataFrame], n: int, n_keys: int) -> tuple:
 def _numbered(kwargs: dict) -> bool:
     """Whether pandas gives the result a default index (keys are columns on both sides)."""
     return not kwargs["left_index"] and not kwargs["right_index"]
+
+
+def _one_pair_of_columns(op: Merge) -> bool:
+    """A join of columns with one partition a side: one pandas merge, numbered 0..n-1 by pandas, whatever
+    the sides' sizes (TPC-H's small tables, filtered, meeting one another)."""
+    left, right = op.inputs
+    return len(left.chunks) == 1 and len(right.chunks) == 1 and _numbered(op.kwargs) \
+        and op.kwargs["how"] != "cross"
 
 
 def _index_names(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> tuple | None:

@@ -104,3 +104,28 @@ def test_the_merged_result_feeds_a_later_merge_and_groupby(stages):
     result = first.merge(lazy(third, 2), on="u").groupby("s").w.sum()
     assert_eq(result, expected)
     assert len([s for s in stages if "MergeInfo" in s]) == 0
+
+
+@pytest.mark.parametrize("how", ["inner", "left", "right", "outer"])
+def test_filtered_one_partition_sides_merge_in_the_stage_that_filters_them(stages, how):
+    """Sizes decide nothing when each side is one partition: no stage counts the filtered sides first
+    (TPC-H's nation, region and supplier, filtered, meet one another so)."""
+    left, right = _frames(3)
+    other = right.rename(columns={"rk": "k"})
+    for keep_left, keep_right in ((0.5, 5), (2.0, 5), (0.5, 99)):  # rows on both sides; none on one side
+        expected = left[left.v < keep_left].merge(other[other.k < keep_right], on="k", how=how)
+        lz, rz = lazy(left, NL), lazy(other, NR)
+        result = lz[lz.v < keep_left].merge(rz[rz.k < keep_right], on="k", how=how)
+        stages.clear()
+        # unmatched rows make a bool column object: the metadata cannot know that before the data is seen
+        assert_eq(result, expected, check_meta=how == "inner")
+        assert all("MapPartitions" not in s for s in stages), stages  # nothing counted the sides first
+
+
+def test_a_filtered_one_partition_side_met_by_several_partitions_is_still_counted(stages):
+    left, right = _frames(4)
+    other = right.rename(columns={"rk": "k"})
+    expected = left.merge(other[other.k < 6], on="k")
+    rz = lazy(other, NR)
+    assert_eq(lazy(left, 5).merge(rz[rz.k < 6], on="k"), expected)
+    assert any("MapPartitions" in s for s in stages), stages  # the strategy needs the filtered side's size
