@@ -110,7 +110,7 @@ def _keep_mapped(data: TileableData, keys: list[str], written: dict) -> None:
         parts = [get_object(written[k]) for k in keys]
     except DataNotFound:  # freed meanwhile (the session closed, say): the client's copy stays
         return
-    _return_arrow_pages_after(data.op.data)
+    _return_arrow_pages_after(getattr(data.op, "data", None))
     uploaded(parts)
 
 
@@ -130,7 +130,7 @@ def _return_arrow_pages_after(frame: Any) -> None:
     gone (after its finalizer runs): the thread that dropped it pays at its
     next call into the cluster (:func:`_give_back_arrow_pages`).
     """
-    if "pyarrow" not in sys.modules:
+    if frame is None or "pyarrow" not in sys.modules:
         return
     with contextlib.suppress(TypeError):  # an object without weak references: nothing to watch
         weakref.finalize(frame, lambda: _ARROW_PAGES_OWED.add(threading.get_ident()))
