@@ -24,6 +24,7 @@ import mmap
 import os
 import pickle
 import tempfile
+import threading
 import uuid
 import weakref
 from collections.abc import Collection
@@ -88,6 +89,8 @@ _kept: dict[str, mmap.mmap] = {}
 _read_before: dict[str, None] = {}
 _READ_BEFORE_MAX = 4096
 _keeping = [False]
+#: a slot's thread and its event loop (reading ahead, sweeping) both reach these
+_keep_lock = threading.Lock()
 
 
 class StorageFull(ServiceError, MemoryError):
@@ -491,8 +494,9 @@ def keep_mappings(on: bool = True) -> None:
     or spilled segment's pages are not held for long."""
     _keeping[0] = on
     if not on:
-        _kept.clear()
-        _read_before.clear()
+        with _keep_lock:
+            _kept.clear()
+            _read_before.clear()
 
 
 def sweep_kept() -> int:
@@ -501,20 +505,24 @@ def sweep_kept() -> int:
     A mapping outlives its segment's name: kept, it would hold the pages of
     a deleted chunk, or of one spilled to disk to make room.
     """
-    gone = [name for name in list(_kept) if not os.path.exists(_path(name))]
-    for name in gone:
-        _kept.pop(name, None)
+    with _keep_lock:
+        names = list(_kept)
+    gone = [name for name in names if not os.path.exists(_path(name))]
+    with _keep_lock:
+        for name in gone:
+            _kept.pop(name, None)
     return len(gone)
 
 
 def _keep_if_read_before(name: str, mm: mmap.mmap) -> None:
-    if name in _read_before:
-        del _read_before[name]
-        _kept[name] = mm
-        return
-    _read_before[name] = None
-    if len(_read_before) > _READ_BEFORE_MAX:
-        del _read_before[next(iter(_read_before))]
+    with _keep_lock:
+        if name in _read_before:
+            del _read_before[name]
+            _kept[name] = mm
+            return
+        _read_before[name] = None
+        if len(_read_before) > _READ_BEFORE_MAX:
+            del _read_before[next(iter(_read_before))]
 
 
 def _unlink(name: str) -> bool:
