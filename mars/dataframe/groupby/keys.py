@@ -204,3 +204,59 @@ def boundaries(samples: Sequence[pd.DataFrame], n: int) -> pd.DataFrame:
     picks = [len(ordered) * j // n for j in range(1, n)]
     bounds = ordered.iloc[picks].drop_duplicates()
     return bounds.reset_index(drop=True)
+
+
+def combined_codes(columns: Sequence[Any]) -> tuple[np.ndarray, Any, int] | None:
+    """One int64 code per row standing for its keys (-1 where a key is missing), a function turning
+    codes back into pandas' group index, and the codes' span; None for key dtypes left to pandas.
+
+    Each key is factorized on its own (what pandas' grouping does too) and
+    the codes are combined by place value. Keys of numpy integers or bools,
+    strings (``str``, ``string``) and objects are taken; categoricals (their
+    unobserved categories), floats and times are left to pandas.
+
+    >>> codes, index_of, span = combined_codes([pd.Series(["b", "a", "b", None], name="s"),
+    ...                                          pd.Series([1, 2, 1, 2], name="n")])
+    >>> codes.tolist(), span
+    ([0, 3, 0, -1], 4)
+    >>> index_of(np.array([0, 3])).tolist()
+    [('b', 1), ('a', 2)]
+    """
+    place, codes, missing = 1, np.zeros(len(columns[0]), dtype=np.int64), None
+    uniques, places = [], []
+    for column in reversed(columns):
+        if not _codable(column.dtype):
+            return None
+        level, values = pd.factorize(column)
+        if place * max(len(values), 1) >= 1 << 62:
+            return None
+        absent = level < 0
+        if absent.any():
+            missing = absent if missing is None else missing | absent
+        codes += level.astype(np.int64, copy=False) * place
+        uniques.append(values)
+        places.append(place)
+        place *= max(len(values), 1)
+    if missing is not None:
+        codes[missing] = -1
+    names = [getattr(c, "name", None) for c in columns]
+
+    def index_of(code: np.ndarray) -> pd.Index:
+        levels = [_level(u.take((code // p) % max(len(u), 1))) for u, p in zip(uniques, places)][::-1]
+        if len(levels) == 1:
+            return levels[0].rename(names[0])
+        return pd.MultiIndex.from_arrays(levels, names=names)
+
+    return codes, index_of, place
+
+
+def _level(values: Any) -> pd.Index:
+    """An index of a key's values as pandas' grouping makes it: object values are inferred (strings become
+    ``str``), other dtypes kept."""
+    return pd.Index(np.asarray(values, dtype=object)) if values.dtype == object else pd.Index(values)
+
+
+def _codable(dtype: Any) -> bool:
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "iubO"
+    return isinstance(dtype, pd.StringDtype)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..core import PandasOperator
 from ..custom_reduction import CustomReduction, as_tuple
-from .keys import GroupSpec, row_keys
+from .keys import GroupSpec, combined_codes, row_keys
 from .plan import Out
 
 #: how partials of each kind merge
@@ -236,34 +236,64 @@ class GroupPartial(PandasOperator):
 
 def numpy_partials(part: Any, keys: Sequence[Any], spec: GroupSpec, partials: Sequence[tuple[str, Any]],
                    block: int) -> pd.DataFrame | None:
-    """Float sums, counts and sizes over one integer key, or None for anything else.
+    """Float sums, counts and sizes over keys of integers, strings or objects, or None for anything else.
 
-    Keys are factorized ``block`` rows at a time and summed with ``bincount``:
+    Several keys, or strings, are coded as one integer per row first
+    (:func:`.keys.combined_codes`: TPC-H Q1's two flags, grouped by pandas,
+    cost 4 times its sums). Keys are factorized ``block`` rows at a time and
+    summed with ``bincount``:
     pandas sizes its hash table by the rows it groups (35 bytes a row), so a
     partition's partials take a fraction of the memory, as fast, and the
     threads hold the GIL less.
     """
     columns = row_keys(spec, part, keys) if all(k in ("sum", "count", "size") for k, _ in partials) else None
-    if columns is None or len(columns) != 1 or len(part) == 0:
-        return None
-    key = columns[0]
-    if not isinstance(key.dtype, np.dtype) or key.dtype.kind not in "iub":
+    if not columns or len(part) == 0:
         return None
     values = [None if kind == "size" else _values_of(part, spec, column) for kind, column in partials]
     if not _summable(partials, values):
         return None
+    coded = _coded_keys(columns, spec.dropna)
+    if coded is None:
+        return None
+    key_values, index_of, rows, span = coded
+    if rows is not None:  # rows with a missing key are in no group
+        if not len(rows):
+            return None
+        values = [None if v is None else v[rows] for v in values]
+    if span is not None and spec.sort and span <= block:
+        # the tree sorts the groups at its root: codes index the partials directly, in code order
+        present, totals = _dense_totals(key_values.astype(np.intp, copy=False), span, partials, values)
+        return pd.DataFrame(dict(enumerate(totals)), index=index_of(present), copy=False)
     kinds = [kind for kind, _ in partials]
-    key_values = np.asarray(key)
     blocks = [_block_partials(key_values[a:a + block], kinds, [None if v is None else v[a:a + block] for v in values])
               for a in range(0, len(key_values), block)]
     uniq = blocks[0][0] if len(blocks) == 1 else pd.unique(np.concatenate([b[0] for b in blocks]))
-    index = pd.Index(uniq, name=key.name if isinstance(key, (pd.Series, pd.Index)) else None)
+    coded_index = pd.Index(uniq) if len(blocks) > 1 else None
     totals = [np.zeros(len(uniq), dtype=np.float64 if kind == "sum" else np.int64) for kind in kinds]
     for block_uniq, sums in blocks:
-        at = index.get_indexer(block_uniq) if len(blocks) > 1 else slice(None)
+        at = coded_index.get_indexer(block_uniq) if coded_index is not None else slice(None)
         for total, block_sum in zip(totals, sums):
             total[at] += block_sum
-    return pd.DataFrame(dict(enumerate(totals)), index=index, copy=False)
+    return pd.DataFrame(dict(enumerate(totals)), index=index_of(uniq), copy=False)
+
+
+def _coded_keys(columns: Sequence[Any], dropna: bool) -> tuple[np.ndarray, Any, np.ndarray | None, int | None] | None:
+    """The rows' keys as integers, how to turn them into the group index, the rows in a group (None: all)
+    and, for codes made here, their span; None when pandas must group them (see :func:`.keys.combined_codes`)."""
+    key = columns[0]
+    if len(columns) == 1 and isinstance(key.dtype, np.dtype) and key.dtype.kind in "iub":
+        name = key.name if isinstance(key, (pd.Series, pd.Index)) else None
+        return np.asarray(key), lambda uniq: pd.Index(uniq, name=name), None, None
+    coded = combined_codes(columns)
+    if coded is None:
+        return None
+    codes, index_of, span = coded
+    if len(codes) and codes.min() < 0:
+        if not dropna:
+            return None  # a group of missing keys: pandas' to make
+        rows = np.flatnonzero(codes >= 0)
+        return codes[rows], index_of, rows, span
+    return codes, index_of, None, span
 
 
 def _summable(partials: Sequence[tuple[str, Any]], values: list) -> bool:
@@ -296,7 +326,14 @@ def dense_partials(part: Any, spec: GroupSpec, partials: Sequence[tuple[str, Any
     codes = keys.astype(np.int64, copy=False) - np.int64(low)
     if len(codes) and (codes.min() < 0 or codes.max() >= span):
         return None  # not the range the tiling was told of
-    codes = codes.astype(np.intp, copy=False)
+    present, totals = _dense_totals(codes.astype(np.intp, copy=False), span, partials, values)
+    index = pd.Index((present + low).astype(column.dtype), name=column.name)
+    return pd.DataFrame(dict(enumerate(totals)), index=index, copy=False)
+
+
+def _dense_totals(codes: np.ndarray, span: int, partials: Sequence[tuple[str, Any]],
+                  values: list) -> tuple[np.ndarray, list]:
+    """The groups present among ``codes`` (in ``[0, span)``), in code order, and each partial of each."""
     sizes = np.bincount(codes, minlength=span)
     present = np.flatnonzero(sizes)
     totals = []
@@ -311,8 +348,7 @@ def dense_partials(part: Any, spec: GroupSpec, partials: Sequence[tuple[str, Any
         else:
             total = np.bincount(codes[valid], minlength=span)
         totals.append(total[present])
-    index = pd.Index((present + low).astype(column.dtype), name=column.name)
-    return pd.DataFrame(dict(enumerate(totals)), index=index, copy=False)
+    return present, totals
 
 
 def _values_of(part: Any, spec: GroupSpec, column: Any) -> np.ndarray:
