@@ -94,3 +94,22 @@ def same_error(build: Any, expected: Any, exc: type = Exception, run: bool = Fal
 def same_error_when_run(build: Any, expected: Any, exc: type = Exception) -> None:
     """:func:`same_error` where the error may come when the expression runs."""
     same_error(build, expected, exc, run=True)
+
+
+def partials_answers(monkeypatch: Any, name: str) -> list[bool]:
+    """Whether each call of ``mars.dataframe.groupby.tree.<name>`` (a fast path for a partition's grouped
+    partials) answered (True) or declined with None (False), as they run; small frames go through the
+    tree rather than one pandas call, so that partials are made."""
+    from mars.dataframe.groupby import agg, tree
+
+    answers: list[bool] = []
+    original = getattr(tree, name)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        answers.append(out is not None)
+        return out
+
+    monkeypatch.setattr(tree, name, spy)
+    monkeypatch.setattr(agg, "SINGLE_ROWS", -1)
+    return answers

@@ -8,10 +8,9 @@ import pandas as pd
 import pytest
 
 import mars.dataframe as md
-import mars.dataframe.groupby.agg as agg_module
 from mars.dataframe.groupby import tree
 from mars.dataframe.groupby.keys import GroupSpec, combined_codes
-from tests.dataframe.df_testing import assert_eq, partitionings
+from tests.dataframe.df_testing import assert_eq, partials_answers, partitionings
 
 N = 50
 RNG = np.random.default_rng(5)
@@ -36,37 +35,22 @@ CALLS = {
 }
 
 
-def _numpy_calls(monkeypatch: pytest.MonkeyPatch) -> list:
-    """Each partition's answer from :func:`tree.numpy_partials` (None: it declined), as they run."""
-    calls: list = []
-    original = tree.numpy_partials
-
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
-        out = original(*args, **kwargs)
-        calls.append(out is not None)
-        return out
-
-    monkeypatch.setattr(tree, "numpy_partials", spy)
-    monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)  # small test frames would be grouped in one call
-    return calls
-
-
 @pytest.mark.parametrize("chunk_size", partitionings(N))
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_equals_pandas(name: str, chunk_size: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    _numpy_calls(monkeypatch)
+    partials_answers(monkeypatch, "numpy_partials")
     assert_eq(CALLS[name](md.DataFrame(PDF, chunk_size=chunk_size)), CALLS[name](PDF))
 
 
 @pytest.mark.parametrize("name", ["two string keys (Q1)", "missing keys dropped", "three keys"])
 def test_few_groups_of_coded_keys_are_summed_by_numpy(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _numpy_calls(monkeypatch)
+    calls = partials_answers(monkeypatch, "numpy_partials")
     assert_eq(CALLS[name](md.DataFrame(PDF, chunk_size=(20, 25, 5))), CALLS[name](PDF))
     assert calls and all(calls), calls
 
 
 def test_a_group_of_missing_keys_is_left_to_pandas(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _numpy_calls(monkeypatch)
+    calls = partials_answers(monkeypatch, "numpy_partials")
     name = "missing keys kept (pandas' path)"
     assert_eq(CALLS[name](md.DataFrame(PDF, chunk_size=20)), CALLS[name](PDF))
     assert calls and not any(calls), calls

@@ -9,7 +9,7 @@ import pytest
 import mars.dataframe as md
 import mars.dataframe.groupby.agg as agg_module
 from mars.dataframe.groupby import tree
-from tests.dataframe.df_testing import assert_eq, partitionings
+from tests.dataframe.df_testing import assert_eq, partials_answers, partitionings
 
 N = 60
 RNG = np.random.default_rng(11)
@@ -32,18 +32,8 @@ CALLS = {
 
 
 def _dense_calls(monkeypatch: pytest.MonkeyPatch) -> list:
-    """Each partition's answer from :func:`tree.dense_partials` (None: it declined), as they run."""
-    calls: list = []
-    original = tree.dense_partials
-
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
-        out = original(*args, **kwargs)
-        calls.append(out is not None)
-        return out
-
-    monkeypatch.setattr(tree, "dense_partials", spy)
-    monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)  # small test frames would be grouped in one call
-    return calls
+    """Each partition's answer from :func:`tree.dense_partials` (False: it declined), as they run."""
+    return partials_answers(monkeypatch, "dense_partials")
 
 
 @pytest.mark.parametrize("chunk_size", partitionings(N))
