@@ -110,8 +110,7 @@ def _keep_mapped(data: TileableData, keys: list[str], written: dict) -> None:
         parts = [get_object(written[k]) for k in keys]
     except DataNotFound:  # freed meanwhile (the session closed, say): the client's copy stays
         return
-    _return_arrow_pages_after(getattr(data.op, "data", None))
-    uploaded(parts)
+    _return_arrow_pages_after(uploaded(parts))
 
 
 #: threads that dropped an uploaded frame of the user's since they last called the cluster

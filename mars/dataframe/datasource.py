@@ -216,11 +216,14 @@ class FromPandas(PandasOperator):
         data = self.data
         return sum(map(_nbytes, data.parts)) if isinstance(data, Uploaded) else _nbytes(data)
 
-    def uploaded(self, parts: list) -> None:
+    def uploaded(self, parts: list) -> Any:
         """The partitions as a cluster on this host holds them, mapped from its shared memory: kept in place of
-        the client's data, which is then one copy fewer in memory (see :class:`Uploaded`)."""
-        if len(parts) == len(self.rows):
-            self.data = Uploaded(tuple(parts))
+        the client's data, which is then one copy fewer in memory (see :class:`Uploaded`). Returns the data
+        let go of (None when ``parts`` do not match the partitions, and nothing changed)."""
+        if len(parts) != len(self.rows):
+            return None
+        data, self.data = self.data, Uploaded(tuple(parts))
+        return data
 
     @classmethod
     def tile(cls, op: FromPandas) -> Tiled:

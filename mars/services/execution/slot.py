@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 _Key = tuple[str, str]  # (session id, chunk key)
 
-#: how long a slot may keep the mapping of a segment that was deleted or spilled (see shm._kept)
+#: how long a slot may keep the mapping of a segment that was deleted or spilled (see shm._KeptMappings)
 KEPT_SWEEP_SECONDS = 0.25
 
 
@@ -57,7 +57,7 @@ class SlotRunnerActor(mo.Actor):
         self._sweeper: asyncio.Task | None = None
 
     async def __post_create__(self) -> None:
-        # the partitions of held tables are read by query after query: their mappings stay (see shm._kept)
+        # the partitions of held tables are read by query after query: their mappings stay (see shm._KeptMappings)
         keep_mappings()
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep_kept())
         if self._one_thread:

@@ -80,17 +80,59 @@ _ALIGN = 64
 # when the last array viewing it dies; while one lives, readers share it.
 _attached: weakref.WeakValueDictionary[str, mmap.mmap] = weakref.WeakValueDictionary()
 
-# Mappings a process keeps past their last reader once it asked (keep_mappings; slots do): those of
-# segments it reads a second time, for as long as the segment exists. A table's partitions, read by
-# query after query, are then read from pages mapped already: a fresh mapping costs a page fault per
-# 64 KB on every read (TPC-H on a 2-worker cluster: 5% of the wall time, 7% of the CPU).
-_kept: dict[str, mmap.mmap] = {}
-#: names of segments this process read once, oldest first (at most _READ_BEFORE_MAX)
-_read_before: dict[str, None] = {}
-_READ_BEFORE_MAX = 4096
-_keeping = [False]
-#: a slot's thread and its event loop (reading ahead, sweeping) both reach these
-_keep_lock = threading.Lock()
+
+
+class _KeptMappings:
+    """Mappings a process keeps past their last reader once it asked (:func:`keep_mappings`; slots do).
+
+    Those of segments it reads a second time, for as long as the segment
+    exists. A table's partitions, read by query after query, are then read
+    from pages mapped already: a fresh mapping costs a page fault per 64 KB
+    on every read (TPC-H on a 2-worker cluster: 5% of the wall time, 7% of
+    the CPU). A slot's thread and its event loop (reading ahead, sweeping)
+    both reach it, hence the lock.
+    """
+
+    #: names of segments read once that are remembered, the oldest forgotten first
+    READ_BEFORE_MAX = 4096
+
+    def __init__(self) -> None:
+        self.on = False
+        self.kept: dict[str, mmap.mmap] = {}
+        self._read_before: dict[str, None] = {}
+        self._lock = threading.Lock()
+
+    def switch(self, on: bool) -> None:
+        self.on = on
+        if not on:
+            with self._lock:
+                self.kept.clear()
+                self._read_before.clear()
+
+    def offer(self, name: str, mm: mmap.mmap) -> None:
+        """``name`` was just mapped: kept when it was read before, else remembered as read."""
+        if not self.on or name.startswith(("/", "@")):  # a file on disk (spilled) is the page cache's to keep
+            return
+        with self._lock:
+            if name in self._read_before:
+                del self._read_before[name]
+                self.kept[name] = mm
+                return
+            self._read_before[name] = None
+            if len(self._read_before) > self.READ_BEFORE_MAX:
+                del self._read_before[next(iter(self._read_before))]
+
+    def sweep(self) -> int:
+        with self._lock:
+            names = list(self.kept)
+        gone = [name for name in names if not os.path.exists(_path(name))]
+        with self._lock:
+            for name in gone:
+                self.kept.pop(name, None)
+        return len(gone)
+
+
+_KEPT = _KeptMappings()
 
 
 class StorageFull(ServiceError, MemoryError):
@@ -483,20 +525,15 @@ def _attach(desc: StoredObject) -> mmap.mmap:
     finally:
         os.close(fd)  # the mapping keeps the memory; the descriptor is not needed
     _attached[name] = mm
-    if _keeping[0] and not name.startswith(("/", "@")):  # a file on disk (spilled) is the page cache's to keep
-        _keep_if_read_before(name, mm)
+    _KEPT.offer(name, mm)
     return mm
 
 
 def keep_mappings(on: bool = True) -> None:
-    """From now on, keep the mappings of segments this process reads again (see ``_kept``); ``False``
-    stops, and lets go of those kept. The process calls :func:`sweep_kept` often enough that a deleted
-    or spilled segment's pages are not held for long."""
-    _keeping[0] = on
-    if not on:
-        with _keep_lock:
-            _kept.clear()
-            _read_before.clear()
+    """From now on, keep the mappings of segments this process reads again (see :class:`_KeptMappings`);
+    ``False`` stops, and lets go of those kept. The process calls :func:`sweep_kept` often enough that a
+    deleted or spilled segment's pages are not held for long."""
+    _KEPT.switch(on)
 
 
 def sweep_kept() -> int:
@@ -505,30 +542,13 @@ def sweep_kept() -> int:
     A mapping outlives its segment's name: kept, it would hold the pages of
     a deleted chunk, or of one spilled to disk to make room.
     """
-    with _keep_lock:
-        names = list(_kept)
-    gone = [name for name in names if not os.path.exists(_path(name))]
-    with _keep_lock:
-        for name in gone:
-            _kept.pop(name, None)
-    return len(gone)
-
-
-def _keep_if_read_before(name: str, mm: mmap.mmap) -> None:
-    with _keep_lock:
-        if name in _read_before:
-            del _read_before[name]
-            _kept[name] = mm
-            return
-        _read_before[name] = None
-        if len(_read_before) > _READ_BEFORE_MAX:
-            del _read_before[next(iter(_read_before))]
+    return _KEPT.sweep()
 
 
 def _unlink(name: str) -> bool:
     """Remove segment ``name``; False when it was already gone."""
     _attached.pop(name, None)
-    _kept.pop(name, None)
+    _KEPT.kept.pop(name, None)
     try:
         os.unlink(_path(name))
     except FileNotFoundError:
