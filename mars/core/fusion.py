@@ -18,6 +18,12 @@ cache-sized block of rows at a time, so ``((x*2+1)**2).mean()`` never makes a
 full-size temporary: each block of ``x`` goes through the whole chain and is
 reduced while it is still in cache. A trailing op with ``merge_blocks`` (a
 reduction's chunk stage) reduces each block and merges the partials.
+
+A *tap* (an op whose class says ``tap = True``: a row count, a partition's
+key range, its dtypes) reads one chunk and returns something small. When the
+chunk it reads is written out anyway (another subtask reads it too, or it is
+a target), the tap runs in the subtask that makes the chunk, as one more
+output: on a cluster, a subtask fewer, and the chunk is not read back.
 """
 
 from __future__ import annotations
@@ -43,12 +49,14 @@ class FusedOp:
     #: each step runs on its own op's device (see mars.core.device.run_op)
     runs_steps = True
 
-    def __init__(self, steps: list[Subtask], input_keys: list[str], output_key: str):
-        self.steps = steps
+    def __init__(self, steps: list[Subtask], input_keys: list[str], output_key: str, taps: Sequence[Subtask] = ()):
+        #: every step, the taps last (they read the chain's output; see the module's notes)
+        self.steps = [*steps, *taps]
         self.input_keys = input_keys
         self.output_key = output_key
         self.inputs: list = []
         self.outputs: list = []
+        self._n_taps = len(taps)
         #: a GPU subtask when any step is a GPU op (it is scheduled to a GPU slot)
         self.gpu = any(getattr(s.op, "gpu", None) for s in steps)
         # row blocks keep a CPU's caches warm; a GPU wants the whole chunk in one kernel
@@ -60,10 +68,21 @@ class FusedOp:
 
     def execute(self, *values: Any) -> Any:
         env = dict(zip(self.input_keys, values))
+        main = self.steps[:len(self.steps) - self._n_taps]
         plan = self._plan
         if plan is not None:
-            return _run_blocked(self.steps, env, *plan)
-        steps, chain = self.steps, self._chain
+            env[self.output_key] = _run_blocked(main, env, *plan)
+        else:
+            self._run_chain(main, env)
+        if not self._n_taps:
+            return env[self.output_key]
+        taps = self.steps[len(main):]
+        for step in taps:
+            _run_step(step, env)
+        return (env[self.output_key], *(env[step.output_keys[0]] for step in taps))
+
+    def _run_chain(self, steps: list[Subtask], env: dict[str, Any]) -> None:
+        chain = self._chain
         if chain is not None:
             start, n = chain[0], chain[1]
             for step in steps[:start]:
@@ -74,7 +93,6 @@ class FusedOp:
                 steps = steps[start:]
         for step in steps:
             _run_step(step, env)
-        return env[self.output_key]
 
 
 def _run_step(step: Subtask, env: dict[str, Any]) -> None:
@@ -96,13 +114,14 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
     for i, st in enumerate(subtasks):
         for k in set(st.input_keys):
             consumers.setdefault(k, []).append(i)
-    # group[i] = index of the subtask that i is merged into (its root consumer)
-    merged_into: dict[int, int] = {}
+    taps = _taps(subtasks, consumers, keep)
+    # group[i] = index of the subtask that i is merged into (its root consumer; a tap's, its producer)
+    merged_into: dict[int, int] = {t: i for i, ts in taps.items() for t in ts}
     #: repeatable producers (reading only what this graph does not make) and their consumers
     repeated: dict[int, list[int]] = {}
     made = {k for st in subtasks for k in st.output_keys}
     for i, st in enumerate(subtasks):
-        if len(st.output_keys) != 1 or not getattr(st.op, "fusible", False):
+        if len(st.output_keys) != 1 or not getattr(st.op, "fusible", False) or i in taps or i in merged_into:
             continue
         key = st.output_keys[0]
         users = consumers.get(key, [])
@@ -114,7 +133,28 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
             repeated[i] = users
     if not merged_into and not repeated:
         return list(subtasks)
-    return _build_groups(subtasks, merged_into, repeated)
+    return _build_groups(subtasks, merged_into, repeated, taps)
+
+
+def _taps(subtasks: Sequence[Subtask], consumers: dict[str, list[int]], keep: set[str]) -> dict[int, list[int]]:
+    """The taps (see the module's notes) each subtask runs: by producer, those reading its one output, when
+    that output is written out anyway (a target, or read by a subtask other than a tap). A repeatable
+    producer is made again by each reader instead (see :func:`fuse`); a GPU one keeps its output on the device."""
+    found: dict[int, list[int]] = {}
+    producer = {st.output_keys[0]: i for i, st in enumerate(subtasks) if len(st.output_keys) == 1}
+    for i, st in enumerate(subtasks):
+        keys = set(st.input_keys)
+        if not getattr(st.op, "tap", False) or len(keys) != 1 or len(st.output_keys) != 1:
+            continue
+        p = producer.get(next(iter(keys)))
+        if p is not None and not getattr(subtasks[p].op, "repeatable", False) \
+                and not getattr(subtasks[p].op, "gpu", False):
+            found.setdefault(p, []).append(i)
+    for p, ts in list(found.items()):
+        key = subtasks[p].output_keys[0]
+        if key not in keep and set(consumers.get(key, ())) <= set(ts):
+            del found[p]  # read by its taps alone: it is merged into one of them, or they read it in turn
+    return found
 
 
 def _takes_in(consumer: Subtask) -> bool:
@@ -133,10 +173,11 @@ def _root(i: int, merged_into: dict[int, int]) -> int:
 
 
 def _build_groups(subtasks: Sequence[Subtask], merged_into: dict[int, int],
-                  repeated: dict[int, list[int]]) -> list[Subtask]:
+                  repeated: dict[int, list[int]], taps: dict[int, list[int]]) -> list[Subtask]:
+    tapping = {t for ts in taps.values() for t in ts}
     members: dict[int, list[int]] = {}
     for i in range(len(subtasks)):
-        if i not in repeated:
+        if i not in repeated and i not in tapping:
             members.setdefault(_root(i, merged_into), []).append(i)
     for i, users in repeated.items():
         for root in {_root(u, merged_into) for u in users}:
@@ -145,8 +186,8 @@ def _build_groups(subtasks: Sequence[Subtask], merged_into: dict[int, int],
     for i, st in enumerate(subtasks):
         if i in merged_into or i in repeated:
             continue
-        group = members[i]
-        if len(group) == 1:
+        group, tapped = members[i], [subtasks[t] for t in taps.get(i, ())]
+        if len(group) == 1 and not tapped:
             result.append(st)
             continue
         steps = [subtasks[j] for j in group]  # already in topological order
@@ -156,8 +197,10 @@ def _build_groups(subtasks: Sequence[Subtask], merged_into: dict[int, int],
             for k in s.input_keys:
                 if k not in produced and k not in inputs:
                     inputs.append(k)
-        op = FusedOp(steps, inputs, st.output_keys[0])
-        result.append(Subtask(op, inputs, list(st.output_keys), list(st.output_shapes), list(st.output_dtypes)))
+        op = FusedOp(steps, inputs, st.output_keys[0], tapped)
+        result.append(Subtask(op, inputs, [*st.output_keys, *(t.output_keys[0] for t in tapped)],
+                              [*st.output_shapes, *(t.output_shapes[0] for t in tapped)],
+                              [*st.output_dtypes, *(t.output_dtypes[0] for t in tapped)]))
     return result
 
 

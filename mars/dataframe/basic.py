@@ -19,13 +19,13 @@ Most are one pandas call per partition (``astype``, ``rename``, ``isna``,
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Generator, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import is_dict_like, is_list_like
 
-from ..core.entity import Tileable
+from ..core.entity import Tileable, has_unknown
 from ..core.operator import Tiled
 from ..core.tiling import as_data
 from ..tensor.chunks import offsets
@@ -39,7 +39,7 @@ from .indexing import iloc_columns, row_local
 from .map import Whole, map_partitions
 from .meta import empty_meta, fake
 from .reduction import tree_reduce
-from .rows import known_rows
+from .rows import renumber_rows
 from .selection import rows_arg_map
 
 __all__: list[str] = []
@@ -352,20 +352,27 @@ class ResetIndex(PandasOperator):
     fusible = True
 
     @classmethod
-    def tile(cls, op: ResetIndex) -> Generator[Any, Any, Tiled]:
+    def tile(cls, op: ResetIndex) -> Tiled:
         data, out = op.inputs[0], op.outputs[0]
+        rows = row_splits(data)
         numbered = isinstance(out.meta.index, pd.RangeIndex)
-        rows = (yield from known_rows(data)) if numbered else row_splits(data)
+        if numbered and has_unknown(rows):
+            # each partition's start is counted as the partitions before it run (a chain of tiny ops, not a
+            # tiling stage that would compute them first)
+            chunks = list(data.chunks)
+            return Tiled(*renumber_rows(chunks, out.meta, renumber=lambda start: op.copy(start=start)))
         starts = offsets(list(rows)) if numbered else [None] * len(rows)
         chunks = [op.copy(start=s).new_chunk([c], index=chunk_index_of(out.meta, i),
                                             shape=chunk_shape_of(out.meta, c.shape[0]), meta=out.meta)
                   for i, (c, s) in enumerate(zip(data.chunks, starts))]
         return Tiled(chunks, nsplits_of(out.meta, rows))
 
-    def execute(self, value: Any) -> Any:
+    def execute(self, value: Any, *counts: Any) -> Any:
+        """``counts``: the row counts of the partitions before this one, when its start was not known at tiling."""
         out = value.reset_index(**self.kwargs)
-        if self.start is not None:
-            out.index = pd.RangeIndex(self.start, self.start + len(out))
+        start = sum(int(c) for c in counts) if counts else self.start
+        if start is not None:
+            out.index = pd.RangeIndex(start, start + len(out))
         return out
 
 

@@ -280,6 +280,8 @@ class KeySamples(PandasOperator):
     """Evenly spaced rows' encoded keys (columns ``0..k-1``), each standing for ``weight`` rows."""
 
     params = ("keys", "kinds", "size")
+    #: runs in the subtask that makes its input (see mars.core.fusion)
+    tap = True
 
     def execute(self, part: pd.DataFrame) -> pd.DataFrame:
         n = len(part)
@@ -575,7 +577,7 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int],
     bounds = None if drop is None else np.array([], dtype=np.int64)
     info_chunks = [MergeInfo(position=drop, bounds=bounds).new_chunk([c], index=(i,), shape=(), meta=None)
                    for i, c in enumerate(merged)]
-    yield merged
+    yield merged + info_chunks  # each partition's info is taken in the subtask that merges it
     infos = yield Fetch(info_chunks)
     meta, form = final_form(out.meta, infos, names)
     out.meta = meta

@@ -78,6 +78,8 @@ class MergeInfo(PandasOperator):
     """A merged partition's :class:`PartInfo`; ``bounds`` cut it by the hidden ``position`` column."""
 
     params = ("position", "bounds")
+    #: runs in the subtask that makes its input (see mars.core.fusion)
+    tap = True
 
     def execute(self, part: pd.DataFrame) -> PartInfo:
         cuts: tuple = ()

@@ -9,7 +9,8 @@ of another tileable needs whole (a broadcast).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Generator, Sequence
+import functools
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import numpy as np
@@ -181,6 +182,8 @@ class CountRows(PandasOperator):
     """A chunk's number of rows (what the chunks after it need for their index)."""
 
     params = ()
+    #: runs in the subtask that makes its input (see mars.core.fusion)
+    tap = True
 
     def execute(self, df: Any) -> int:
         return len(df)
@@ -209,7 +212,8 @@ def numbered(chunks: list, rows: Sequence[int], meta: Any, start: int = 0, step:
 _FAN_IN = 32
 
 
-def renumber_rows(chunks: list, meta: Any, first_numbered: bool = False) -> tuple[list, tuple]:
+def renumber_rows(chunks: list, meta: Any, first_numbered: bool = False,
+                  renumber: Callable[[int | None], Any] | None = None) -> tuple[list, tuple]:
     """``chunks`` (each indexed from 0) numbered ``0..n-1`` across, and the nsplits (sizes unknown until run).
 
     Each chunk's start is the running count of the rows before it: a chain of
@@ -218,24 +222,27 @@ def renumber_rows(chunks: list, meta: Any, first_numbered: bool = False) -> tupl
     to sit in memory. Chunks whose sizes are known already are numbered
     directly. With ``first_numbered`` the first chunk holds ``0..k-1`` as a
     ``RangeIndex`` already (as pandas' merge numbers its result) and is kept
-    as it is: a copy fewer, and on a cluster a subtask fewer.
+    as it is: a copy fewer, and on a cluster a subtask fewer. ``renumber(start)``
+    makes the op that numbers a chunk from ``start`` (None: from the sum of its
+    count inputs); :class:`RenumberRows` by default.
     """
     rows = [c.shape[0] for c in chunks]
     if not has_unknown(rows):
         return numbered(chunks, rows, meta), nsplits_of(meta, rows)
+    if renumber is None:
+        renumber = functools.partial(RenumberRows, step=1, name=None)
     out, before, counts = [], None, []
     for i, c in enumerate(chunks):
         shape = chunk_shape_of(meta, np.nan)
         if i == 0 and first_numbered:
             out.append(c)
         elif before is None:
-            out.append(RenumberRows(start=0, step=1, name=None).new_chunk([c], index=chunk_index_of(meta, i),
-                                                                          shape=shape, meta=meta))
+            out.append(renumber(start=0).new_chunk([c], index=chunk_index_of(meta, i), shape=shape, meta=meta))
         else:
             # few chunks: each sums the counts of those before it, so none waits on a chain of sums
             summed = counts if len(chunks) <= _FAN_IN else [before]
-            out.append(RenumberRows(start=None, step=1, name=None).new_chunk(
-                [c, *summed], index=chunk_index_of(meta, i), shape=shape, meta=meta))
+            out.append(renumber(start=None).new_chunk([c, *summed], index=chunk_index_of(meta, i), shape=shape,
+                                                      meta=meta))
         if i + 1 < len(chunks):
             count = CountRows().new_chunk([c], index=(i,), shape=(), meta=None)
             counts.append(count)

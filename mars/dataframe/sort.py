@@ -320,6 +320,8 @@ class SortSamples(PandasOperator):
     """Stage 1: evenly spaced rows of a sorted partition: key columns ``0..k-1``, place and weight."""
 
     params = ("spec", "size", "chunk")
+    #: runs in the subtask that sorts its partition (see mars.core.fusion)
+    tap = True
 
     def execute(self, part: Any) -> pd.DataFrame:
         n = len(part)

@@ -77,7 +77,7 @@ from ..core import (
 )
 from ..custom_reduction import CustomReduction
 from ..map import align_row_inputs
-from ..rows import ConcatChunks, known_rows, recut_chunks
+from ..rows import ConcatChunks, known_rows, recut_chunks, renumber_rows
 from .keys import ALIGNED, GroupSpec, boundaries
 from .shuffle import (
     BLOCK_ROWS,
@@ -188,7 +188,7 @@ class GroupByAgg(PandasOperator):
             if small_input(op, parts):
                 return single_tiled(op, parts)
             if ordered_ranges(ranges):
-                return (yield from per_partition_tiled(op, parts, ranges))
+                return per_partition_tiled(op, parts, ranges)
             dense = dense_range(op, parts, ranges)
             if dense is not None:
                 partials = [GroupPartial(spec=op.spec, partials=op.partials, dense=dense).new_chunk(
@@ -240,8 +240,10 @@ class KeyRange(PandasOperator):
     partition is empty or the key is something else (see :func:`key_ranges`)."""
 
     params = ("column",)
-    #: a selection of held data it reads is made in its own subtask (see mars.core.fusion)
+    #: a selection of held data it reads is made in its own subtask; a computed partition it reads, in the
+    #: subtask that makes it (see mars.core.fusion)
     fuses_inputs = True
+    tap = True
 
     def execute(self, part: Any) -> np.ndarray:
         column = part[self.column] if isinstance(part, pd.DataFrame) and self.column in part.columns else None
@@ -381,14 +383,14 @@ def _whole_groups(column: Any, parts: list[list], ranges: list) -> list:
     return out
 
 
-def per_partition_tiled(op: GroupByAgg, parts: list[list], ranges: list) -> Generator[Any, Any, Tiled]:
+def per_partition_tiled(op: GroupByAgg, parts: list[list], ranges: list) -> Tiled:
     """pandas' call on each partition, its groups made whole (:func:`ordered_ranges`)."""
     meta = op.outputs[0].meta
     chunks = [GroupCall(spec=op.spec, call=op.call, meta=meta, distinct=op.distinct).new_chunk(
         [c], index=chunk_index_of(meta, i), shape=chunk_shape_of(meta, np.nan), meta=meta)
         for i, c in enumerate(_whole_groups(op.spec.by, parts, ranges))]
     if not op.spec.as_index:
-        chunks = yield from _renumbered(chunks, meta)
+        chunks = _renumbered(chunks, meta)
     return Tiled(chunks, nsplits_of(meta, (np.nan,) * len(chunks)))
 
 
@@ -418,7 +420,7 @@ def sampled_bounds(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, pd
     return boundaries((yield Fetch(samples)), len(parts))
 
 
-def _shuffled(op: Any, inputs: list, n: int, make_map: Any, make_reduce: Any) -> Generator[Any, Any, Tiled]:
+def _shuffled(op: Any, inputs: list, n: int, make_map: Any, make_reduce: Any) -> Tiled:
     meta = op.outputs[0].meta
     reducers = shuffle_chunks(
         inputs, n, make_map, make_reduce,
@@ -426,7 +428,7 @@ def _shuffled(op: Any, inputs: list, n: int, make_map: Any, make_reduce: Any) ->
         lambda i, r: {"index": (i, r), "shape": (np.nan,), "meta": None},
     )
     if not op.spec.as_index:
-        reducers = yield from _renumbered(reducers, meta)
+        reducers = _renumbered(reducers, meta)
     return Tiled(reducers, nsplits_of(meta, (np.nan,) * len(reducers)))
 
 
@@ -445,31 +447,32 @@ def shuffle_tiled(op: GroupByAgg, parts: list[list]) -> Generator[Any, Any, Tile
             return single_tiled(op, parts)
         n = len(bounds) + 1 if bounds is not None else len(parts)
     drop = index_free(spec, op.call, op.inputs[0].meta)
-    return (yield from _shuffled(
+    return _shuffled(
         op, parts, n,
         lambda i: KeySplit(spec=spec, bounds=bounds, columns=op.columns, chunk=None, travel=(), drop_index=drop),
-        lambda r: GroupReduce(spec=spec, call=op.call, meta=meta, distinct=op.distinct, drop_index=drop)))
+        lambda r: GroupReduce(spec=spec, call=op.call, meta=meta, distinct=op.distinct, drop_index=drop))
 
 
 class Renumber(PandasOperator):
-    """A default (0-based range) index continued from the partitions before: ``as_index=False`` results."""
+    """A default (0-based range) index continued from the partitions before: ``as_index=False`` results.
+
+    ``offset`` None: the sum of the count inputs, the rows of the partitions before (see :func:`renumber_rows`).
+    """
 
     params = ("offset",)
+    fusible = True
 
-    def execute(self, value: Any) -> Any:
+    def execute(self, value: Any, *counts: Any) -> Any:
+        offset = sum(int(c) for c in counts) if counts else self.offset
         index = value.index
-        if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
-            return value.set_axis(pd.RangeIndex(self.offset, self.offset + len(value)), axis=0)
+        if offset and isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+            return value.set_axis(pd.RangeIndex(offset, offset + len(value)), axis=0)
         return value
 
 
-def _renumbered(chunks: list, meta: Any) -> Generator[Any, Any, list]:
-    yield chunks
-    out, offset = [], 0
-    for i, c in enumerate(chunks):
-        out.append(Renumber(offset=offset).new_chunk([c], index=chunk_index_of(meta, i), shape=c.shape, meta=meta))
-        offset += int(c.shape[0])
-    return out
+def _renumbered(chunks: list, meta: Any) -> list:
+    """``chunks`` numbered across as they run: no tiling stage computes them first."""
+    return renumber_rows(chunks, meta, first_numbered=True, renumber=lambda start: Renumber(offset=start))[0]
 
 
 def keys_as_columns(result: Any) -> pd.DataFrame:

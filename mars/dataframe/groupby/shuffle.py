@@ -352,6 +352,8 @@ class KeyCount(PandasOperator):
     """A partition's rows and distinct keys (NaN keys count as one), as a 2-array: what the strategy weighs."""
 
     params = ("spec",)
+    #: runs in the subtask that makes its partition, when it reads no lazy keys (see mars.core.fusion)
+    tap = True
 
     def execute(self, part: Any, *keys: Any) -> np.ndarray:
         columns = row_keys(self.spec, part, keys)
@@ -376,6 +378,8 @@ class KeySample(PandasOperator):
     """Up to ``SAMPLES`` group keys of a partition's rows, drawn at random (for range boundaries)."""
 
     params = ("spec", "seed")
+    #: runs in the subtask that makes its partition, when it reads no lazy keys (see mars.core.fusion)
+    tap = True
 
     def execute(self, part: Any, *keys: Any) -> pd.DataFrame:
         n = len(part)
