@@ -113,7 +113,8 @@ class WorkerHeartbeatActor(mo.Actor):
     async def get_stats(self) -> WorkerStats:
         """Sample the worker's load now (CPU use is averaged since the previous sample)."""
         assert self._monitor is not None, "get_stats before __post_create__"
-        cpu, memory = self._monitor.sample()
+        # off the loop: reading the processes' memory would hold up the subtasks' messages
+        cpu, memory = await asyncio.get_running_loop().run_in_executor(None, self._monitor.sample)
         return WorkerStats(
             cpu_usage=cpu,
             memory_used=memory,

@@ -32,6 +32,7 @@ from typing import Any
 
 import psutil
 
+from ..cluster.resources import anon_bytes
 from ..storage.core import ChunkStore
 from .api import SubtaskSpec
 
@@ -45,7 +46,6 @@ DEFAULT_MEMORY_FACTOR = 2.0
 _TREE_REFRESH = 5.0
 #: PSS is read this often; samples between follow anonymous resident memory (see the module's notes)
 _PRECISE_EVERY = 2.0
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 OK, SOFT, HARD = 0, 1, 2
 
@@ -108,17 +108,6 @@ class TreeMemory:
         except psutil.Error:
             children = []
         return sample.by_pid.get(pid, 0) + sum(sample.by_pid.get(c.pid, 0) for c in children)
-
-
-def anon_bytes(pid: int) -> int | None:
-    """Anonymous resident bytes of process ``pid`` (resident less file-backed and shared memory); None
-    where ``/proc/<pid>/statm`` cannot be read."""
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            fields = f.read().split()
-        return (int(fields[1]) - int(fields[2])) * _PAGE
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def private_bytes(pid: int) -> int | None:
