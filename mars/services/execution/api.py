@@ -67,11 +67,14 @@ class SubtaskSpec:
     chained: int = 0
     #: set by the worker before a slot runs it: descriptors of inputs held here
     local_inputs: dict[str, Any] = field(default_factory=dict)
+    #: tiny inputs held by other workers, by value (a row count, a key range): the supervisor has them from
+    #: the reports, and a read from their worker would cost a round trip
+    given: dict[str, Any] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple:
         # by position: a batch carries thousands of specs
         return SubtaskSpec, (self.session_id, self.task_id, self.index, self.subtask, self.priority,
-                             self.remote_inputs, self.report_values, self.chained, self.local_inputs)
+                             self.remote_inputs, self.report_values, self.chained, self.local_inputs, self.given)
 
 
 @dataclass

@@ -336,6 +336,8 @@ def _input(spec: SubtaskSpec, key: str, remote: dict[str, Any]) -> Any:
     desc = spec.local_inputs.get(key)
     if desc is not None:
         return get_object(desc)
+    if key in spec.given:
+        return spec.given[key]
     if key in remote:
         return remote[key]
     raise KeyError(f"input chunk {key} of subtask {spec.index} is neither on this worker nor on another")

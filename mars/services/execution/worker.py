@@ -81,6 +81,8 @@ _MAX_BATCH = 64
 _BATCH_BYTES = 8 << 20
 #: outputs smaller than this travel with the report when the supervisor asked for values
 _REPORT_VALUE_BELOW = 64 * 1024
+#: and smaller than this always (counts, key ranges, dtypes: readers elsewhere get them in their specs)
+PASS_VALUE_BELOW = 1024
 #: a slot whose process died is given up on when it does not answer again within this
 _REVIVE_TIMEOUT = 120.0
 #: how long a slot whose connection closed has to be seen ending (its main pool joins it) to count as dead
@@ -722,7 +724,7 @@ class ExecutionActor(mo.Actor):
             self._cache.register(spec.session_id, outcome.descs)  # the same chunk made again: the old copy goes
             for desc, shape in zip(outcome.descs, outcome.shapes):
                 meta = OutputMeta(desc.key, shape, desc.nbytes)
-                if spec.report_values and desc.inline and desc.nbytes < _REPORT_VALUE_BELOW:
+                if desc.inline and desc.nbytes < (_REPORT_VALUE_BELOW if spec.report_values else PASS_VALUE_BELOW):
                     meta.value, meta.has_value = desc.value, True
                 report.outputs.append(meta)
         box = self._outbox.get(reply_to)

@@ -37,6 +37,8 @@ _GATHER_MAX_INPUT_BYTES = 4 << 20
 _GATHER_MAX_ELEMENTS = 1e7
 #: a GPU graph on one device goes whole to its slot while its outputs stay below this many elements
 _CHAIN_MAX_GPU_ELEMENTS = 1e9
+#: inputs held elsewhere whose values the supervisor has (see SubtaskSpec.given) go by value below this size
+_GIVEN_BELOW = 4096
 
 
 class SubtaskLost(WorkerLost):
@@ -257,16 +259,20 @@ class GraphRun:
         st = self.state.subtasks[i]
         self.placed[i] = address
         self.view.scheduled(i, address)
-        remote = {}
+        remote, given = {}, {}
         for k in st.input_keys:
             m = self.proc.meta.get(k)
-            if m is not None and address not in m.holders:
+            if m is None or address in m.holders:
+                continue
+            if m.has_value and m.nbytes < _GIVEN_BELOW:
+                given[k] = m.value
+            else:
                 remote[k] = RemoteInput(m.worker, placer.transfer_addresses(m.worker), m.nbytes)
                 self.copies.setdefault(k, set()).add(address)
         self.sources[i] = {r.worker for r in remote.values()}
         report_values = any(k in self.keep for k in st.output_keys)
         return SubtaskSpec(self.proc.session_id, self.task.task_id, self.base + i, st,
-                           (self.task.order, self.base + i), remote, report_values)
+                           (self.task.order, self.base + i), remote, report_values, given=given)
 
     def is_gpu(self, report: SubtaskReport) -> bool:
         """Whether the reported subtask ran on a GPU slot (the placer counts those apart)."""
