@@ -318,10 +318,12 @@ class Merge(PandasOperator):
     """``merge`` of two lazy DataFrames; ``kwargs`` are pandas' (``on`` resolved), ``keys`` a :class:`JoinKeys`.
 
     ``unordered`` (see :mod:`.optimizer.order`): rows stay where they were merged, each partition numbered from 0.
+    ``unlabelled``: no reader sees the index labels: rows in pandas' order, each partition numbered from 0.
     """
 
-    params = ("kwargs", "keys", "unordered")
+    params = ("kwargs", "keys", "unordered", "unlabelled")
     unordered = False
+    unlabelled = False
 
     @classmethod
     def tile(cls, op: Merge) -> Generator[Any, Any, Tiled]:
@@ -341,7 +343,7 @@ class Merge(PandasOperator):
             return (yield from _tile_broadcast_left_ordered(op, lrows, rrows))
         key = table_key(op) if strategy == "broadcast_right" else None
         if key is not None and _renumbered_only(op) and len(op.inputs[0].chunks) <= _COUNTS_FAN_IN:
-            chunks = table_merges(op, key, lrows, rrows, numbered=not op.unordered)
+            chunks = table_merges(op, key, lrows, rrows, numbered=not (op.unordered or op.unlabelled))
             return Tiled(chunks, nsplits_of(op.outputs[0].meta, (np.nan,) * len(chunks)))
         if strategy == "range":
             merged = yield from _range_merges(op, lrows, rrows)
@@ -569,7 +571,7 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int],
     if _renumbered_only(op) and drop is None:
         for c in merged:
             c.meta = out.meta
-        if op.unordered:  # no reader sees the labels: each partition keeps pandas' own 0..k-1
+        if op.unordered or op.unlabelled:  # no reader sees the labels: each partition keeps pandas' own 0..k-1
             return Tiled(merged, nsplits_of(out.meta, [c.shape[0] for c in merged]))
         chunks, nsplits = renumber_rows(merged, out.meta, first_numbered=True)
         return Tiled(chunks, nsplits)
@@ -584,7 +586,7 @@ def _finish(op: Merge, merged: list, lrows: Sequence[int], rrows: Sequence[int],
     chunks = []
     for i, (c, info, start) in enumerate(zip(merged, infos, offsets([i.rows for i in infos]))):
         # pandas numbers each partition from 0 already; an unordered merge's readers see no labels
-        start = start if numbered and start and not op.unordered else None
+        start = start if numbered and start and not (op.unordered or op.unlabelled) else None
         if start is None and form.matches(info) and drop is None:
             c.meta = meta
             chunks.append(c)

@@ -16,6 +16,13 @@ masks and filters, ``assign`` of such values, ``where``, ``isin`` and the
 ``str``/``dt`` accessors. Anything else between the join and its readers
 (an index read as values, an array set as a column, a cumulative sum, a
 join on the index, a target the user fetches) keeps the join ordered.
+
+A join whose order does show but whose index labels do not (its readers,
+through such steps, are those readers or joins on columns, which label
+their result afresh: TPC-H Q2's offers, joined again with their cheapest
+prices and then sorted) is marked ``unlabelled``: its rows stay in pandas'
+order, and each partition keeps the labels ``0..k-1`` with no chain of row
+counts numbering them across.
 """
 
 from __future__ import annotations
@@ -132,6 +139,33 @@ def order_free_nodes(targets: list[TileableData]) -> set[int]:
     return free
 
 
+def label_free_nodes(targets: list[TileableData]) -> set[int]:
+    """Ids of the nodes whose index labels no reader's result depends on (their rows' order may)."""
+    users = consumers(targets)
+    free: set[int] = set()
+    for node in reversed(topo_order(targets)):
+        readers = users.get(id(node), [])
+        if readers and all(_reads_no_labels(u, node, free) for u in readers):
+            free.add(id(node))
+    return free
+
+
+def _reads_no_labels(user: Any, node: TileableData, free: set[int]) -> bool:
+    if user is None:
+        return False
+    if _order_free_sink(user, node):
+        return True
+    if isinstance(user.op, Merge):  # on columns of ``node``: the result is labelled 0..n-1 afresh
+        side = user.op.keys.left if user.op.inputs[0] is node else user.op.keys.right
+        return _joined_on_columns(user) and all(kind == "column" for kind, _ in side)
+    if id(user) not in free:
+        return False
+    if isinstance(user.op, MapPartitions) and any(d is node and r != "rows" for d, r in zip(user.op.inputs,
+                                                                                          user.op.roles)):
+        return False
+    return row_wise_blind(user)
+
+
 def _reads_freely(user: Any, node: TileableData, free: set[int]) -> bool:
     if user is None:
         return False  # a target: the user sees its rows
@@ -148,13 +182,19 @@ def _reads_freely(user: Any, node: TileableData, free: set[int]) -> bool:
 
 
 def unordered_merges(targets: list[TileableData]) -> list[TileableData]:
-    """Rule: a join whose row order no reader sees keeps its rows where they were merged (see the module)."""
+    """Rule: a join whose row order no reader sees keeps its rows where they were merged; one whose labels no
+    reader sees is not numbered across its partitions (see the module)."""
     free = order_free_nodes(targets)
+    unlabelled = label_free_nodes(targets)
 
     def visit(node: TileableData, inputs: list, rb: Rebuilder) -> Any:
         op = node.op
-        if not isinstance(op, Merge) or op.unordered or id(node) not in free or not _joined_on_columns(node):
+        if not isinstance(op, Merge) or op.unordered or not _joined_on_columns(node):
             return None
-        return rb.with_op(node, fresh_op(op, unordered=True), inputs)
+        if id(node) in free:
+            return rb.with_op(node, fresh_op(op, unordered=True), inputs)
+        if id(node) in unlabelled and not op.unlabelled:
+            return rb.with_op(node, fresh_op(op, unlabelled=True), inputs)
+        return None
 
     return rewrite(targets, visit)
