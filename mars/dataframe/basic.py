@@ -346,16 +346,18 @@ def _unique_or_raise(parts: list) -> bool:
 
 
 class ResetIndex(PandasOperator):
-    """``reset_index``; when the new index is the default one, numbered across partitions."""
+    """``reset_index``; when the new index is the default one, numbered across partitions (unless
+    ``unlabelled``: no reader sees the labels, see :mod:`.optimizer.order`; each partition from 0)."""
 
-    params = ("kwargs", "start")
+    params = ("kwargs", "start", "unlabelled")
     fusible = True
+    unlabelled = False
 
     @classmethod
     def tile(cls, op: ResetIndex) -> Tiled:
         data, out = op.inputs[0], op.outputs[0]
         rows = row_splits(data)
-        numbered = isinstance(out.meta.index, pd.RangeIndex)
+        numbered = isinstance(out.meta.index, pd.RangeIndex) and not op.unlabelled
         if numbered and has_unknown(rows):
             # each partition's start is counted as the partitions before it run (a chain of tiny ops, not a
             # tiling stage that would compute them first)

@@ -22,7 +22,9 @@ through such steps, are those readers or joins on columns, which label
 their result afresh: TPC-H Q2's offers, joined again with their cheapest
 prices and then sorted) is marked ``unlabelled``: its rows stay in pandas'
 order, and each partition keeps the labels ``0..k-1`` with no chain of row
-counts numbering them across.
+counts numbering them across. So is a ``reset_index`` whose new labels no
+reader sees (TPC-H Q18's quantities per order, filtered and joined to the
+orders).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from ...core.entity import TileableData
 from ..accessors import _dt_attr, _str_call
 from ..apply import UnifyMeta
 from ..arithmetic import apply_op
-from ..basic import _call_row_local
+from ..basic import ResetIndex, _call_row_local
 from ..groupby.agg import GroupByAgg
 from ..indexing import SelectColumns, _set_column
 from ..map import MapPartitions, Slot
@@ -183,12 +185,15 @@ def _reads_freely(user: Any, node: TileableData, free: set[int]) -> bool:
 
 def unordered_merges(targets: list[TileableData]) -> list[TileableData]:
     """Rule: a join whose row order no reader sees keeps its rows where they were merged; one whose labels no
-    reader sees is not numbered across its partitions (see the module)."""
+    reader sees, or a ``reset_index`` whose labels none sees, is not numbered across its partitions (see the
+    module)."""
     free = order_free_nodes(targets)
     unlabelled = label_free_nodes(targets)
 
     def visit(node: TileableData, inputs: list, rb: Rebuilder) -> Any:
         op = node.op
+        if isinstance(op, ResetIndex) and id(node) in unlabelled and not op.unlabelled:
+            return rb.with_op(node, fresh_op(op, unlabelled=True), inputs)
         if not isinstance(op, Merge) or op.unordered or not _joined_on_columns(node):
             return None
         if id(node) in free:

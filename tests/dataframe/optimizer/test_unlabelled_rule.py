@@ -88,3 +88,36 @@ def test_results_equal_pandas_with_no_numbering_of_the_first_join(monkeypatch, l
         assert_eq(_q2_shape(left, right, md, lc, rc), expected)
     # only the second join, whose labels the sorted result shows, is numbered across its partitions
     assert len([n for n in numbered if n > 1]) <= 1, numbered
+
+
+def _q18_shape(left: pd.DataFrame, right: pd.DataFrame, lib=pd, lc=None, rc=None):
+    """TPC-H Q18's shape: sums per key, numbered afresh, filtered, joined on a column, sorted by values."""
+    lz = left if lib is pd else md.DataFrame(left, chunk_size=lc)
+    rz = right if lib is pd else md.DataFrame(right, chunk_size=rc)
+    per = lz.groupby("k").agg(total=("x", "sum")).reset_index()
+    big = per[per.total > 20]
+    return big.merge(rz, on="k").sort_values(["y", "k", "total"])
+
+
+def _reset_flags(target) -> list[bool]:
+    return [n.op.unlabelled for n in topo_order(unordered_merges([target.data]))
+            if type(n.op).__name__ == "ResetIndex"]
+
+
+def test_a_reset_index_whose_labels_no_reader_sees_is_unlabelled():
+    assert _reset_flags(_q18_shape(_left(), _right(), md, 4, 3)) == [True]
+    per = md.DataFrame(_left(), chunk_size=4).groupby("k").agg(total=("x", "sum")).reset_index()
+    assert _reset_flags(per[per.total > 20]) == [False]  # a target: its labels are the user's
+
+
+@pytest.mark.parametrize("lc", partitionings(NL))
+@pytest.mark.parametrize("rc", [NR, 3, (1, 8, 0)])
+def test_results_of_an_unlabelled_reset_index_equal_pandas(monkeypatch, lc, rc):
+    import mars.dataframe.groupby.agg as agg_module
+
+    # each partition's groups apart (keys in order, or a shuffle): several partitions to number
+    monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)
+    monkeypatch.setattr(agg_module, "TREE_RATIO", -1.0)
+    monkeypatch.setattr(agg_module, "TREE_ROWS", -1.0)
+    left, right = _left(), _right()
+    assert_eq(_q18_shape(left, right, md, lc, rc), _q18_shape(left, right))
