@@ -19,6 +19,11 @@ full-size temporary: each block of ``x`` goes through the whole chain and is
 reduced while it is still in cache. A trailing op with ``merge_blocks`` (a
 reduction's chunk stage) reduces each block and merges the partials.
 
+A subtask that is not fusible (a grouped call, a merge of two partitions)
+still takes in a fusible step whose only input is its output, when nothing
+else reads that output: the step (a ``reset_index``, a filter) runs after it
+in its subtask, so the output is not written out to be read back once.
+
 A *tap* (an op whose class says ``tap = True``: a row count, a partition's
 key range, its dtypes) reads one chunk and returns something small. When the
 chunk it reads is written out anyway (another subtask reads it too, or it is
@@ -131,9 +136,42 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
             merged_into[i] = users[0]
         elif getattr(st.op, "repeatable", False) and made.isdisjoint(st.input_keys):
             repeated[i] = users
+    merged_into.update(_trailing_steps(subtasks, consumers, keep, taps, merged_into))
     if not merged_into and not repeated:
         return list(subtasks)
     return _build_groups(subtasks, merged_into, repeated, taps)
+
+
+def _trailing_steps(subtasks: Sequence[Subtask], consumers: dict[str, list[int]], keep: set[str],
+                    taps: dict[int, list[int]], merged_into: dict[int, int]) -> dict[int, int]:
+    """Subtasks that are not fusible, merged into their one reader when it is a fusible step reading nothing
+    else (see the module's notes), nor do the steps it is merged into in turn: the group then waits for
+    nothing more than the subtask did (a filter after it, not a renumbering waiting on other partitions)."""
+    made = {k for st in subtasks for k in st.output_keys}
+    found: dict[int, int] = {}
+    for i, st in enumerate(subtasks):
+        if len(st.output_keys) != 1 or getattr(st.op, "fusible", False) or i in taps or i in merged_into:
+            continue
+        key = st.output_keys[0]
+        users = consumers.get(key, [])
+        if key in keep or len(users) != 1 or not _a_pipe(subtasks, users[0], key, merged_into, made):
+            continue
+        found[i] = users[0]
+    return found
+
+
+def _a_pipe(subtasks: Sequence[Subtask], j: int, key: str, merged_into: dict[int, int], made: set[str]) -> bool:
+    """Whether subtask ``j`` and those it is merged into, in turn, are fusible one-output steps each reading,
+    of what this graph makes, only the output of the one before (``key`` first)."""
+    while True:
+        st = subtasks[j]
+        if not getattr(st.op, "fusible", False) or getattr(st.op, "tap", False) or len(st.output_keys) != 1:
+            return False
+        if any(k != key and k in made for k in st.input_keys):
+            return False
+        if j not in merged_into:
+            return True
+        key, j = st.output_keys[0], merged_into[j]
 
 
 def _taps(subtasks: Sequence[Subtask], consumers: dict[str, list[int]], keep: set[str]) -> dict[int, list[int]]:

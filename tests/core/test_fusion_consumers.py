@@ -137,11 +137,16 @@ def test_a_projection_read_twice_stays_its_own_subtask(case):
     assert any(st.output_keys == ["p"] for st in fuse(subtasks, keep))
 
 
-def test_a_flagged_consumer_is_not_merged_into_its_own_consumer():
-    subtasks = _graph(Join()) + [_st(Project(), ["m"], ["z"])]
+def test_a_flagged_consumer_is_merged_into_its_reader_only_when_that_reads_nothing_else():
+    # the reader of the merge reads the other side too: it waits for more than the merge, which stays apart
+    subtasks = _graph(Join()) + [_st(Join(), ["m", "b"], ["z"])]
     fused = fuse(subtasks, keep={"z"})
-    assert [type(st.op).__name__ for st in fused] == ["Source", "Source", "FusedOp", "Project"]
+    assert [type(st.op).__name__ for st in fused] == ["Source", "Source", "FusedOp", "Join"]
     assert fused[2].output_keys == ["m"]
+    # a fusible step reading the merge alone runs after it, in its subtask (see test_fusion_trailing.py)
+    fused = fuse(_graph(Join()) + [_st(Project(), ["m"], ["z"])], keep={"z"})
+    assert [repr(st.op) if isinstance(st.op, FusedOp) else type(st.op).__name__ for st in fused] == \
+        ["Source", "Source", "FusedOp(Project -> Join -> Project)"]
 
 
 def test_shuffle_pieces_are_never_fused_into_their_reducer():

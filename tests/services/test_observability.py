@@ -214,7 +214,8 @@ def test_task_stream_has_every_subtask_on_both_workers_with_transfers(cluster, j
     assert {e["worker"] for e in subtasks} == set(cluster.worker_addresses)
     assert {e["index"] for e in subtasks} == set(range(n_subtasks))
     assert all(e["task_id"] == tid and e["start"] <= e["end"] and e["slot"] == 0 for e in subtasks)
-    assert "TensorDotBlock" in {e["name"] for e in subtasks}
+    # each block product is summed in its own subtask (the reduction's chunk step reads only it)
+    assert any(e["name"].startswith("TensorDotBlock") for e in subtasks), {e["name"] for e in subtasks}
     assert all(e["nbytes"] > 0 and e["keys"] for e in subtasks)
     transfers = [e for e in body["events"] if e["kind"] == "transfer"]
     assert transfers and all(e["peer"] in cluster.worker_addresses and e["peer"] != e["worker"] for e in transfers)
