@@ -6,20 +6,12 @@ import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 import pytest
+from fusion_testing import Source, run_subtasks, subtask
 
 import mars.dataframe as md
 from mars.core.fusion import FusedOp, fuse
-from mars.core.graph import Subtask
 from mars.core.shuffle import ShuffleMap, ShuffleReduce
 from mars.dataframe.merge import MergeChunk
-
-
-class Source:
-    def __init__(self, value):
-        self.value = value
-
-    def execute(self):
-        return self.value
 
 
 class Project:
@@ -62,8 +54,7 @@ class Gather(ShuffleReduce):
         return pd.concat(pieces)
 
 
-def _st(op, inputs, outputs):
-    return Subtask(op, list(inputs), list(outputs), [(np.nan, 2)] * len(outputs), [None] * len(outputs))
+_st = subtask
 
 
 LEFT = pd.DataFrame({"k": [1, 2, 3, 2], "x": [0.5, 1.5, 2.5, 3.5], "y": list("abcd")})
@@ -78,12 +69,7 @@ def _graph(join_op, extra_reader: bool = False, join_outputs=("m",)):
     return subtasks
 
 
-def _run(subtasks):
-    env = {}
-    for st in subtasks:
-        result = st.op.execute(*[env[k] for k in st.input_keys])
-        env.update(zip(st.output_keys, result) if len(st.output_keys) > 1 else [(st.output_keys[0], result)])
-    return env
+_run = run_subtasks
 
 
 def test_a_projection_read_once_is_made_in_the_merges_subtask():

@@ -11,18 +11,10 @@ import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 import pytest
+from fusion_testing import Source, run_subtasks, subtask
 
 import mars.dataframe as md
 from mars.core.fusion import FusedOp, fuse
-from mars.core.graph import Subtask
-
-
-class Source:
-    def __init__(self, value):
-        self.value = value
-
-    def execute(self):
-        return self.value
 
 
 class Double:
@@ -74,16 +66,7 @@ class After:
         return df.set_axis(pd.RangeIndex(sum(counts), sum(counts) + len(df)))
 
 
-def _st(op, inputs, outputs):
-    return Subtask(op, list(inputs), list(outputs), [(np.nan,)] * len(outputs), [None] * len(outputs))
-
-
-def _run(subtasks):
-    env = {}
-    for st in subtasks:
-        result = st.op.execute(*[env[k] for k in st.input_keys])
-        env.update(zip(st.output_keys, result) if len(st.output_keys) > 1 else [(st.output_keys[0], result)])
-    return env
+_st, _run = subtask, run_subtasks
 
 
 def _names(subtasks):

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 import pytest
+from fusion_testing import run_subtasks, subtask
 
 import mars.dataframe as md
 from mars.core.fusion import FusedOp, fuse
-from mars.core.graph import Subtask
 
 
 class Call:
@@ -42,20 +42,14 @@ class Count:
 FRAME = pd.DataFrame({"k": [1, 2, 1, 3, 2], "x": [0.5, 1.5, 2.5, 0.5, 0.25]})
 
 
-def _st(op, inputs, outputs):
-    return Subtask(op, list(inputs), list(outputs), [(np.nan, 2)] * len(outputs), [None] * len(outputs))
+_st = subtask
 
 
 def _names(subtasks):
     return [repr(st.op) if isinstance(st.op, FusedOp) else type(st.op).__name__ for st in subtasks]
 
 
-def _run(subtasks, env):
-    env = dict(env)
-    for st in subtasks:
-        result = st.op.execute(*[env[k] for k in st.input_keys])
-        env.update(zip(st.output_keys, result) if len(st.output_keys) > 1 else [(st.output_keys[0], result)])
-    return env
+_run = run_subtasks
 
 
 def test_steps_reading_only_the_calls_output_run_in_its_subtask():

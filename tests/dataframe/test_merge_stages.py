@@ -15,24 +15,9 @@ from df_testing import _check_meta, assert_eq, lazy, partitionings
 
 import mars.dataframe as md
 from mars.core.options import option_context
-from mars.session import Session
 
 merge_module = sys.modules["mars.dataframe.merge"]
 NL, NR = 12, 9
-
-
-@pytest.fixture
-def stages(monkeypatch):
-    """The op names of the chunks of each stage the session runs while tiling."""
-    seen: list[list[str]] = []
-    run_stage = Session._run_stage
-
-    def recording(self, chunks, want, keys, cancel):
-        seen.append(sorted(type(c.op).__name__ for c in chunks))
-        return run_stage(self, chunks, want, keys, cancel)
-
-    monkeypatch.setattr(Session, "_run_stage", recording)
-    return seen
 
 
 def _frames(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:

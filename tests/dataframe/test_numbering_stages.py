@@ -16,23 +16,8 @@ import pytest
 from df_testing import assert_eq, lazy, partitionings
 
 import mars.dataframe.groupby.agg as agg_module
-from mars.session import Session
 
 N = 23
-
-
-@pytest.fixture
-def stages(monkeypatch):
-    """The op names of the chunks of each stage the session runs while tiling."""
-    seen: list[list[str]] = []
-    run_stage = Session._run_stage
-
-    def recording(self, chunks, want, keys, cancel):
-        seen.append(sorted(type(c.op).__name__ for c in chunks))
-        return run_stage(self, chunks, want, keys, cancel)
-
-    monkeypatch.setattr(Session, "_run_stage", recording)
-    return seen
 
 
 def _frame(seed: int = 0) -> pd.DataFrame:
