@@ -293,27 +293,50 @@ def test_a_child_that_exits_neither_goes_negative_nor_hides_the_others():
     assert cores > 0.5 and after >= 0.0
 
 
+#: a process that holds 64 MiB more (touched) on "grow", lets go of it all on "free", and answers "ok"
+_GROW = """
+import sys
+held = []
+for line in sys.stdin:
+    if line.strip() == "grow":
+        held.append(bytearray(b"x") * (64 << 20))
+    elif line.strip() == "free":
+        held.clear()
+    print("ok", flush=True)
+"""
+
+
+def _tell(proc: subprocess.Popen, what: str) -> None:
+    proc.stdin.write(what + "\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline().strip() == "ok"
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="anonymous memory is read from /proc")
 def test_pss_is_read_once_per_interval_and_followed_by_anonymous_memory_between(monkeypatch):
     """A slot mapping a worker's held tables takes ~12 ms a PSS reading: once a second per process was a
     heartbeat's worth of blocked event loop. Between readings a new array still shows at once."""
-    import numpy as np
-
     import mars.services.cluster.resources as resources
 
-    monitor = ProcessTreeMonitor(os.getpid(), n_cpu=1, memory_limit=GiB)  # PSS read here, at the start
-    reads: list[int] = []
-    real = psutil.Process.memory_full_info
-    monkeypatch.setattr(psutil.Process, "memory_full_info", lambda self: reads.append(self.pid) or real(self))
-    _, before = monitor.sample()
-    block = np.ones(64 << 17)  # 64 MiB, touched
-    _, after = monitor.sample()
-    assert reads == []
-    assert after - before > 48 << 20
-    del block
-    monkeypatch.setattr(resources, "PSS_EVERY", 0.0)
-    _, precise = monitor.sample()
-    assert reads and precise < after - (32 << 20)
+    child = subprocess.Popen([sys.executable, "-c", _GROW], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        _tell(child, "start")
+        monitor = ProcessTreeMonitor(child.pid, n_cpu=1, memory_limit=GiB)  # PSS read here, at the start
+        reads: list[int] = []
+        real = psutil.Process.memory_full_info
+        monkeypatch.setattr(psutil.Process, "memory_full_info", lambda self: reads.append(self.pid) or real(self))
+        _, before = monitor.sample()
+        _tell(child, "grow")
+        _, after = monitor.sample()
+        assert reads == []
+        assert after - before > 48 << 20
+        _tell(child, "free")
+        monkeypatch.setattr(resources, "PSS_EVERY", 0.0)
+        _, precise = monitor.sample()
+        assert reads and precise < after - (32 << 20)
+    finally:
+        child.kill()
+        child.wait()
 
 
 # -- the actors, in two pools of this event loop -------------------------------------------
