@@ -37,6 +37,8 @@ import queries
 from generate import TABLES
 
 ENGINES = ("pandas", "mars", "mars-cluster", "dask", "duckdb")
+#: seconds between two readings of a process's proportional share (see PeakRSS)
+PRECISE_EVERY = 1.0
 
 
 class PeakRSS:
@@ -55,11 +57,20 @@ class PeakRSS:
     ``RssFile`` of ``/proc/<pid>/status``), which counts a shared page once
     per process: the measure of earlier runs, kept beside for comparison. On a
     kernel without ``smaps_rollup`` both are that one.
+
+    Reading ``smaps_rollup`` walks a process's page tables: about 12 ms for a
+    mars slot that maps a worker's held tables, so that reading every process
+    every 20 ms kept most of a core busy, on a 2-core machine, while the
+    cluster's queries ran. A process's proportional share is read once every
+    :data:`PRECISE_EVERY` seconds; the samples between add to it the change
+    in its ``RssAnon`` (where new arrays land), read every time.
     """
 
     def __init__(self) -> None:
         self._proc = psutil.Process()
         self._stop = threading.Event()
+        #: by pid: (when its share was read, the share then, its RssAnon then)
+        self._precise: dict[int, tuple[float, int, int]] = {}
         self.peak, self.peak_rss = self.sample()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
@@ -68,16 +79,26 @@ class PeakRSS:
         """The tree's memory now: (proportional, whole resident pages), in bytes."""
         share = whole = 0
         pids = []
+        now = time.monotonic()
         for p in [self._proc, *self._proc.children(recursive=True)]:
             try:
-                one = _resident_bytes(p.pid)
-                share += _proportional_bytes(p.pid, one)
+                anon, file = _resident_bytes(p.pid)
+                share += self._share(p.pid, anon, anon + file, now)
             except OSError:  # gone meanwhile
                 continue
-            whole += one
+            whole += anon + file
             pids.append(p.pid)
+        self._precise = {pid: v for pid, v in self._precise.items() if pid in pids}
         shm = _segment_bytes(pids)
         return share + shm, whole + shm
+
+    def _share(self, pid: int, anon: int, resident: int, now: float) -> int:
+        last = self._precise.get(pid)
+        if last is not None and now - last[0] < PRECISE_EVERY:
+            return max(0, last[1] + anon - last[2])
+        share = _proportional_bytes(pid, resident)
+        self._precise[pid] = (now, share, anon)
+        return share
 
     def _sample(self) -> None:
         while not self._stop.wait(0.02):
@@ -92,14 +113,16 @@ class PeakRSS:
 _SHM_DIR = "/dev/shm"
 
 
-def _resident_bytes(pid: int) -> int:
-    """``RssAnon`` + ``RssFile`` of a process: its resident pages but those of shared memory."""
-    total = 0
+def _resident_bytes(pid: int) -> tuple[int, int]:
+    """``RssAnon`` and ``RssFile`` of a process: its resident pages but those of shared memory."""
+    anon = file = 0
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith(("RssAnon:", "RssFile:")):
-                total += int(line.split()[1]) * 1024
-    return total
+            if line.startswith("RssAnon:"):
+                anon = int(line.split()[1]) * 1024
+            elif line.startswith("RssFile:"):
+                file = int(line.split()[1]) * 1024
+    return anon, file
 
 
 def _proportional_bytes(pid: int, fallback: int) -> int:
