@@ -316,7 +316,7 @@ def _tell(proc: subprocess.Popen, what: str) -> None:
 def test_pss_is_read_once_per_interval_and_followed_by_anonymous_memory_between(monkeypatch):
     """A slot mapping a worker's held tables takes ~12 ms a PSS reading: once a second per process was a
     heartbeat's worth of blocked event loop. Between readings a new array still shows at once."""
-    import mars.services.cluster.resources as resources
+    from mars.services.cluster import resources
 
     child = subprocess.Popen([sys.executable, "-c", _GROW], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
