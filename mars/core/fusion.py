@@ -61,7 +61,7 @@ class FusedOp:
         self.output_key = output_key
         self.inputs: list = []
         self.outputs: list = []
-        self._n_taps = len(taps)
+        self._main, self._taps = list(steps), list(taps)
         #: a GPU subtask when any step is a GPU op (it is scheduled to a GPU slot)
         self.gpu = any(getattr(s.op, "gpu", None) for s in steps)
         # row blocks keep a CPU's caches warm; a GPU wants the whole chunk in one kernel
@@ -73,18 +73,16 @@ class FusedOp:
 
     def execute(self, *values: Any) -> Any:
         env = dict(zip(self.input_keys, values))
-        main = self.steps[:len(self.steps) - self._n_taps]
         plan = self._plan
         if plan is not None:
-            env[self.output_key] = _run_blocked(main, env, *plan)
+            env[self.output_key] = _run_blocked(self._main, env, *plan)
         else:
-            self._run_chain(main, env)
-        if not self._n_taps:
+            self._run_chain(self._main, env)
+        if not self._taps:
             return env[self.output_key]
-        taps = self.steps[len(main):]
-        for step in taps:
+        for step in self._taps:
             _run_step(step, env)
-        return (env[self.output_key], *(env[step.output_keys[0]] for step in taps))
+        return (env[self.output_key], *(env[step.output_keys[0]] for step in self._taps))
 
     def _run_chain(self, steps: list[Subtask], env: dict[str, Any]) -> None:
         chain = self._chain
@@ -136,18 +134,17 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
             merged_into[i] = users[0]
         elif getattr(st.op, "repeatable", False) and made.isdisjoint(st.input_keys):
             repeated[i] = users
-    merged_into.update(_trailing_steps(subtasks, consumers, keep, taps, merged_into))
+    merged_into.update(_trailing_steps(subtasks, consumers, keep, taps, merged_into, made))
     if not merged_into and not repeated:
         return list(subtasks)
     return _build_groups(subtasks, merged_into, repeated, taps)
 
 
 def _trailing_steps(subtasks: Sequence[Subtask], consumers: dict[str, list[int]], keep: set[str],
-                    taps: dict[int, list[int]], merged_into: dict[int, int]) -> dict[int, int]:
+                    taps: dict[int, list[int]], merged_into: dict[int, int], made: set[str]) -> dict[int, int]:
     """Subtasks that are not fusible, merged into their one reader when it is a fusible step reading nothing
     else (see the module's notes), nor do the steps it is merged into in turn: the group then waits for
     nothing more than the subtask did (a filter after it, not a renumbering waiting on other partitions)."""
-    made = {k for st in subtasks for k in st.output_keys}
     found: dict[int, int] = {}
     for i, st in enumerate(subtasks):
         if len(st.output_keys) != 1 or getattr(st.op, "fusible", False) or i in taps or i in merged_into:

@@ -25,10 +25,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_dict_like, is_list_like
 
-from ..core.entity import Tileable, has_unknown
+from ..core.entity import Tileable
 from ..core.operator import Tiled
 from ..core.tiling import as_data
-from ..tensor.chunks import offsets
 from ..tensor.core import TensorOperator
 from .core import (
     DataFrame, Index, PandasOperator, Series, chunk_index_of, chunk_shape_of, is_pandas_like, nsplits_of,
@@ -356,18 +355,14 @@ class ResetIndex(PandasOperator):
     @classmethod
     def tile(cls, op: ResetIndex) -> Tiled:
         data, out = op.inputs[0], op.outputs[0]
-        rows = row_splits(data)
-        numbered = isinstance(out.meta.index, pd.RangeIndex) and not op.unlabelled
-        if numbered and has_unknown(rows):
-            # each partition's start is counted as the partitions before it run (a chain of tiny ops, not a
-            # tiling stage that would compute them first)
-            chunks = list(data.chunks)
-            return Tiled(*renumber_rows(chunks, out.meta, renumber=lambda start: op.copy(start=start)))
-        starts = offsets(list(rows)) if numbered else [None] * len(rows)
-        chunks = [op.copy(start=s).new_chunk([c], index=chunk_index_of(out.meta, i),
-                                            shape=chunk_shape_of(out.meta, c.shape[0]), meta=out.meta)
-                  for i, (c, s) in enumerate(zip(data.chunks, starts))]
-        return Tiled(chunks, nsplits_of(out.meta, rows))
+        if isinstance(out.meta.index, pd.RangeIndex) and not op.unlabelled:
+            # where the sizes are unknown, each partition's start is counted as the partitions before it run
+            # (a chain of tiny ops, not a tiling stage that would compute them first)
+            return Tiled(*renumber_rows(list(data.chunks), out.meta, renumber=lambda start: op.copy(start=start)))
+        chunks = [op.copy(start=None).new_chunk([c], index=chunk_index_of(out.meta, i),
+                                               shape=chunk_shape_of(out.meta, c.shape[0]), meta=out.meta)
+                  for i, c in enumerate(data.chunks)]
+        return Tiled(chunks, nsplits_of(out.meta, row_splits(data)))
 
     def execute(self, value: Any, *counts: Any) -> Any:
         """``counts``: the row counts of the partitions before this one, when its start was not known at tiling."""

@@ -198,11 +198,13 @@ class AddRows(PandasOperator):
         return int(before) + int(count)
 
 
-def numbered(chunks: list, rows: Sequence[int], meta: Any, start: int = 0, step: int = 1, name: Any = None) -> list:
-    """``chunks`` (``rows`` each) renumbered so the index runs from ``start`` by ``step`` across them."""
+def numbered(chunks: list, rows: Sequence[int], meta: Any, start: int = 0, step: int = 1, name: Any = None,
+             renumber: Callable[..., Any] | None = None) -> list:
+    """``chunks`` (``rows`` each) renumbered so the index runs from ``start`` by ``step`` across them
+    (``renumber(start=...)`` makes the op; :class:`RenumberRows` by default)."""
     out = []
     for i, (c, n) in enumerate(zip(chunks, rows)):
-        op = RenumberRows(start=start, step=step, name=name)
+        op = RenumberRows(start=start, step=step, name=name) if renumber is None else renumber(start=start)
         out.append(op.new_chunk([c], index=chunk_index_of(meta, i), shape=chunk_shape_of(meta, n), meta=meta))
         start += n * step
     return out
@@ -228,7 +230,7 @@ def renumber_rows(chunks: list, meta: Any, first_numbered: bool = False,
     """
     rows = [c.shape[0] for c in chunks]
     if not has_unknown(rows):
-        return numbered(chunks, rows, meta), nsplits_of(meta, rows)
+        return numbered(chunks, rows, meta, renumber=renumber), nsplits_of(meta, rows)
     if renumber is None:
         renumber = functools.partial(RenumberRows, step=1, name=None)
     out, before, counts = [], None, []

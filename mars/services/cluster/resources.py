@@ -12,7 +12,9 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable, Collection
 from numbers import Integral, Real
+from typing import Any
 
 import psutil
 
@@ -68,8 +70,8 @@ class ProcessTreeMonitor:
         self.memory_limit = memory_limit
         self._root = psutil.Process(pid)
         self._use_pss = True
-        #: by (pid, create time): (when PSS was read, PSS then, anonymous resident bytes then)
-        self._pss: dict[tuple[int, float], tuple[float, int, int]] = {}
+        #: PSS by (pid, create time), read every PSS_EVERY seconds
+        self._pss = AnonFollowed()
         self._lock = threading.Lock()
         self._last_cpu = 0.0
         self._last_wall = time.monotonic()
@@ -80,7 +82,7 @@ class ProcessTreeMonitor:
         with self._lock:
             wall = time.monotonic()
             times, memory = self._measure()
-            self._pss = {key: v for key, v in self._pss.items() if key in times}  # forget exited processes
+            self._pss.keep_only(times)  # forget exited processes
             elapsed = wall - self._last_wall
             if elapsed < _MIN_WINDOW:
                 return self._last_cpu, memory
@@ -112,21 +114,52 @@ class ProcessTreeMonitor:
 
     def _memory_of(self, proc: psutil.Process, key: tuple[int, float]) -> int:
         if self._use_pss:
-            now = time.monotonic()
-            anon = anon_bytes(proc.pid)
-            last = self._pss.get(key)
-            if last is not None and anon is not None and now - last[0] < PSS_EVERY:
-                return max(0, last[1] + anon - last[2])
             try:
-                pss = getattr(proc.memory_full_info(), "pss", None)
-                if pss is not None:
-                    if anon is not None:
-                        self._pss[key] = (now, int(pss), anon)
-                    return int(pss)
+                pss = self._pss.read(key, proc.pid, lambda: _pss_of(proc), time.monotonic(), PSS_EVERY)
             except psutil.AccessDenied:
-                pass
+                pss = None
+            if pss is not None:
+                return pss
             self._use_pss = False  # not on this platform: resident size from now on
         return int(proc.memory_info().rss)
+
+
+def _pss_of(proc: psutil.Process) -> int | None:
+    pss = getattr(proc.memory_full_info(), "pss", None)
+    return None if pss is None else int(pss)
+
+
+class AnonFollowed:
+    """A costly memory reading of each process (its PSS: a walk of its page tables), taken again after
+    ``every`` seconds; the readings between are the last one plus the change since in the process's
+    anonymous resident memory (:func:`anon_bytes`, microseconds), where a chunk function's arrays land.
+
+    >>> import os
+    >>> followed = AnonFollowed()
+    >>> followed.read("me", os.getpid(), lambda: 1000, now=0.0, every=5.0)
+    1000
+    >>> followed.read("me", os.getpid(), lambda: 2000, now=1.0, every=5.0) >= 0  # followed, not read again
+    True
+    """
+
+    def __init__(self) -> None:
+        #: by key: (when read, the reading, anonymous resident bytes then)
+        self._last: dict[Any, tuple[float, int, int]] = {}
+
+    def read(self, key: Any, pid: int, precise: Callable[[], int | None], now: float, every: float) -> int | None:
+        """Process ``pid``'s memory: ``precise()`` when its last reading is ``every`` seconds old (or none)."""
+        anon = anon_bytes(pid)
+        last = self._last.get(key)
+        if last is not None and anon is not None and now - last[0] < every:
+            return max(0, last[1] + anon - last[2])
+        value = precise()
+        if value is not None and anon is not None:
+            self._last[key] = (now, value, anon)
+        return value
+
+    def keep_only(self, keys: Collection) -> None:
+        """Forget the readings of processes not among ``keys`` (gone)."""
+        self._last = {k: v for k, v in self._last.items() if k in keys}
 
 
 def anon_bytes(pid: int) -> int | None:

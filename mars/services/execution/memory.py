@@ -25,6 +25,7 @@ whose slot uses most.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from typing import Any
 
 import psutil
 
-from ..cluster.resources import anon_bytes
+from ..cluster.resources import AnonFollowed
 from ..storage.core import ChunkStore
 from .api import SubtaskSpec
 
@@ -67,9 +68,8 @@ class TreeMemory:
         self._root = psutil.Process(pid if pid is not None else os.getpid())
         self._procs: list[psutil.Process] = []
         self._listed = -math.inf
-        self._measured = -math.inf
-        #: per pid, anonymous resident bytes less private bytes at the last precise reading
-        self._offset: dict[int, int] = {}
+        #: private bytes by pid, read every _PRECISE_EVERY seconds
+        self._private = AnonFollowed()
 
     def sample(self, now: float) -> MemorySample:
         """Memory of every process of the tree (listed again every second), by pid and in all."""
@@ -79,26 +79,14 @@ class TreeMemory:
             except psutil.NoSuchProcess:
                 self._procs = []
             self._listed = now
-        precise = now - self._measured >= _PRECISE_EVERY
-        if precise:
-            self._measured = now
-            self._offset = {}
         by_pid = {}
         for proc in self._procs:
-            n = self._private(proc.pid, precise)
+            n = self._private.read(proc.pid, proc.pid, functools.partial(private_bytes, proc.pid), now,
+                                   _PRECISE_EVERY)
             if n is not None:
                 by_pid[proc.pid] = n
+        self._private.keep_only(by_pid)
         return MemorySample(sum(by_pid.values()), by_pid)
-
-    def _private(self, pid: int, precise: bool) -> int | None:
-        offset = None if precise else self._offset.get(pid)
-        anon = anon_bytes(pid)
-        if offset is not None and anon is not None:
-            return max(0, anon - offset)
-        n = private_bytes(pid)
-        if n is not None and anon is not None:
-            self._offset[pid] = anon - n
-        return n
 
     @staticmethod
     def subtree(sample: MemorySample, pid: int) -> int:
