@@ -99,9 +99,31 @@ def _column_tokens(columns: list[Any]) -> list[str]:
 
 
 def _block_digest(block: np.ndarray) -> bytes:
-    """Two independent 32-bit checksums of one block (CRC-32 and Adler-32; zlib releases the GIL on big buffers):
-    a block that changed keeps both by chance about once in 2**64. BLAKE2 would take 3-4x as long."""
-    return zlib.crc32(block).to_bytes(4, "little") + zlib.adler32(block).to_bytes(4, "little")  # type: ignore[arg-type]
+    """Two independent checksums of one block: CRC-32, and a 64-bit sum of its 8-byte words, each times a fixed
+    odd weight of its place (both pass over the block at memory speed, without the GIL).
+
+    A change that CRC-32 misses (about once in 2**32, never one within 32 bits in a row) must also leave the
+    weighted sum as it was: about once in 2**64 for most changes, in 2**8 at worst (changes to only the top
+    byte of several words). Adler-32 in the sum's place took twice the time of both.
+    """
+    words = block[:len(block) - len(block) % 8].view(np.uint64)
+    weighted = int(np.dot(words, _word_weights(len(words))))
+    return zlib.crc32(block).to_bytes(4, "little") + weighted.to_bytes(8, "little")  # type: ignore[arg-type]
+
+
+_weights = np.zeros(0, dtype=np.uint64)
+
+
+def _word_weights(n: int) -> np.ndarray:
+    """The odd 64-bit weights of a block's first ``n`` words: SplitMix64 of the word's place, the same in every
+    process and for every block size."""
+    global _weights
+    if len(_weights) < n:
+        z = (np.arange(1, max(n, _TOKEN_BLOCK_BYTES // 8) + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        _weights = (z ^ (z >> np.uint64(31))) | np.uint64(1)
+    return _weights[:n]
 
 
 def _buffer_token(raw: np.ndarray, sums: Any) -> str:

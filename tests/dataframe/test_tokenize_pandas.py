@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -87,6 +88,38 @@ def test_big_columns_are_hashed_block_by_block_and_every_byte_counts(monkeypatch
         changed.loc[row, column] = 3
         assert tokenize_pandas(changed) != key, (row, column)
     assert tokenize_pandas(df.copy()) == key
+
+
+def _crc_blind_change(size: int) -> np.ndarray:
+    """A nonzero XOR mask of ``size`` bytes that leaves any block's CRC-32 as it was.
+
+    CRC-32 is affine over GF(2): ``crc(x ^ d) == crc(x) ^ crc(d) ^ crc(zeros)``. Of 33 one-bit masks, some
+    nonempty set has CRC parts (32 bits each) that XOR to zero: that set, found by elimination, is the mask.
+    """
+    zeros = zlib.crc32(bytes(size))
+    basis: dict[int, tuple[int, int]] = {}  # top bit -> (CRC part, the masks it combines)
+    for j in range(33):
+        one = np.zeros(size, dtype=np.uint8)
+        one[8 * j + 3] = 1
+        part, combined = zlib.crc32(one.tobytes()) ^ zeros, 1 << j
+        while part and part.bit_length() in basis:
+            other, others = basis[part.bit_length()]
+            part, combined = part ^ other, combined ^ others
+        if not part:
+            mask = np.zeros(size, dtype=np.uint8)
+            mask[[8 * i + 3 for i in range(33) if combined >> i & 1]] = 1
+            return mask
+        basis[part.bit_length()] = (part, combined)
+    raise AssertionError("33 vectors in 32 dimensions are dependent")
+
+
+def test_a_change_crc32_cannot_see_still_changes_the_key():
+    block = np.random.default_rng(0).integers(0, 256, 4096, dtype=np.uint8)
+    changed = block ^ _crc_blind_change(len(block))
+    assert (changed != block).any() and zlib.crc32(changed.tobytes()) == zlib.crc32(block.tobytes())
+    assert datasource._block_digest(changed) != datasource._block_digest(block)
+    column = pd.Series(block.view(np.float64))
+    assert tokenize_pandas(pd.Series(changed.view(np.float64))) != tokenize_pandas(column)
 
 
 def test_empty_objects_have_keys_apart_from_filled_ones():
