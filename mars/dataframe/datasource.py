@@ -268,6 +268,16 @@ class FromPandas(PandasOperator):
         return self.data
 
 
+def int_range(column: Any) -> tuple[int, int] | None:
+    """A column's smallest and largest value, if it holds numpy integers (all below 2**63) and has rows."""
+    if not isinstance(column, pd.Series) or not len(column) or not isinstance(column.dtype, np.dtype) \
+            or column.dtype.kind not in "iu":
+        return None
+    values = column.to_numpy()
+    lo, hi = int(values.min()), int(values.max())
+    return (lo, hi) if hi < 2**63 else None
+
+
 class Uploaded:
     """A frame's partitions once uploaded to workers on this host: read-only views of their shared memory.
 

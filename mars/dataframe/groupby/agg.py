@@ -76,6 +76,7 @@ from ..core import (
     row_splits,
 )
 from ..custom_reduction import CustomReduction
+from ..datasource import int_range
 from ..map import align_row_inputs
 from ..rows import ConcatChunks, known_rows, recut_chunks, renumber_rows
 from .keys import ALIGNED, GroupSpec, boundaries
@@ -187,9 +188,9 @@ class GroupByAgg(PandasOperator):
             ranges = yield from key_ranges(op.spec, parts)
             if small_input(op, parts):
                 return single_tiled(op, parts)
-            if ordered_ranges(ranges):
+            if ranges is not None and ordered_ranges(ranges):
                 return per_partition_tiled(op, parts, ranges)
-            dense = dense_range(op, parts, ranges)
+            dense = dense_range(op, parts, ranges) if ranges is not None else None
             if dense is not None:
                 partials = [GroupPartial(spec=op.spec, partials=op.partials, dense=dense).new_chunk(
                     p, index=(i,), shape=(np.nan,), meta=None) for i, p in enumerate(parts)]
@@ -237,7 +238,8 @@ def single_tiled(op: GroupByAgg, parts: list[list]) -> Tiled:
 
 class KeyRange(PandasOperator):
     """A partition's smallest and largest key (one integer key column) as an int64 2-array; empty when the
-    partition is empty or the key is something else (see :func:`key_ranges`)."""
+    partition is empty; one element when the keys have no int64 range (uint64 keys from 2**63, or keys of
+    another dtype): see :func:`key_ranges`."""
 
     params = ("column",)
     #: a selection of held data it reads is made in its own subtask; a computed partition it reads, in the
@@ -247,12 +249,10 @@ class KeyRange(PandasOperator):
 
     def execute(self, part: Any) -> np.ndarray:
         column = part[self.column] if isinstance(part, pd.DataFrame) and self.column in part.columns else None
-        if not isinstance(column, pd.Series) or not len(column) or not isinstance(column.dtype, np.dtype) \
-                or column.dtype.kind not in "iu":
+        if isinstance(column, pd.Series) and not len(column):
             return np.zeros(0, dtype=np.int64)
-        values = column.to_numpy()
-        lo, hi = int(values.min()), int(values.max())
-        return np.array([lo, hi], dtype=np.int64) if hi < 2**63 else np.zeros(0, dtype=np.int64)
+        found = int_range(column)
+        return np.array(found, dtype=np.int64) if found is not None else np.zeros(1, dtype=np.int64)
 
 
 def dense_range(op: GroupByAgg, parts: list[list], ranges: list) -> tuple[int, int] | None:
@@ -291,13 +291,17 @@ def range_checkable(op: GroupByAgg, parts: list[list]) -> bool:
     return isinstance(dtype, np.dtype) and dtype.kind in "iu"
 
 
-def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list]:
-    """Each partition's key range ``(lo, hi)`` (None when empty); the partitions are computed, and stay so,
-    but for selections of held data (each reader makes its own: see :func:`mars.core.fusion.fuse`)."""
+def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list | None]:
+    """Each partition's key range ``(lo, hi)`` (None when empty), or None when some partition's keys have no
+    int64 range; the partitions are computed, and stay so, but for selections of held data (each reader makes
+    its own: see :func:`mars.core.fusion.fuse`)."""
     ranges = [KeyRange(column=spec.by).new_chunk(p, index=(i,), shape=(np.nan,), meta=None)
               for i, p in enumerate(parts)]
     yield ranges + [c for p in parts for c in p if not _selection_of_held(c)]
-    return [(int(r[0]), int(r[1])) if len(r) == 2 else None for r in (yield Fetch(ranges))]
+    fetched = yield Fetch(ranges)
+    if any(len(r) == 1 for r in fetched):
+        return None
+    return [(int(r[0]), int(r[1])) if len(r) == 2 else None for r in fetched]
 
 
 def _selection_of_held(chunk: Any) -> bool:
