@@ -344,8 +344,11 @@ class ClusterSession:
             tiled = type(data.op).tile(data.op)
             assert isinstance(tiled, Tiled), "a source with the client's data tiles at once, to one Tiled"
             chunks = [(c.key, tuple(c.shape), c.op.execute()) for c in tiled.chunks]
+            # the integer columns' ranges (read here while the client's loop writes the data out) spare a
+            # grouping by one of them the stage that would read them on the workers
+            ranges = _ranges_pool().submit(_int_ranges_of, tiled.chunks)
             written = self._backend.call("upload", self.session_id, chunks)
-            self._adopt(data, tiled)
+            self._adopt(data, tiled, ranges.result())
             _keep_mapped(data, [c.key for c in tiled.chunks], written or {})
         return rest
 
@@ -367,9 +370,10 @@ class ClusterSession:
                 cancel = None  # the next wait sees it cancelled
             info = self._backend.call("get_task", self.session_id, info.task_id, _POLL_SECONDS)
 
-    def _adopt(self, data: TileableData, result: Any) -> None:
-        """Give ``data`` the chunk layout the cluster made for it, and hold its chunks."""
-        data.chunks = held_chunks(data, [(c.key, c.index, c.shape) for c in result.chunks])
+    def _adopt(self, data: TileableData, result: Any, ranges: list | None = None) -> None:
+        """Give ``data`` the chunk layout the cluster made for it (and its partitions' ``ranges``, see
+        :class:`HeldData`), and hold its chunks."""
+        data.chunks = held_chunks(data, [(c.key, c.index, c.shape) for c in result.chunks], ranges)
         data.nsplits = tuple(tuple(s) for s in result.nsplits)
         if has_unknown(data.shape) or any(has_unknown(s) for s in data.nsplits):
             data.refresh_shape()
@@ -410,6 +414,22 @@ class ClusterSession:
                 self._backend.call("release", self.session_id, keys)
             except Exception as e:  # noqa: BLE001 - releasing is best effort: the session's end frees all
                 logger.debug("could not release %d chunks: %s", len(keys), e)
+
+
+_ranges_executor: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
+
+
+def _ranges_pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _ranges_executor
+    if _ranges_executor is None or _ranges_executor[0] != os.getpid():  # a forked child has no thread
+        _ranges_executor = (os.getpid(), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-ranges"))
+    return _ranges_executor[1]
+
+
+def _int_ranges_of(chunks: list) -> list | None:
+    """Each uploaded partition's integer column ranges (see :class:`HeldData`), or None if a source cannot say."""
+    ranges = [getattr(c.op, "int_ranges", lambda: None)() for c in chunks]
+    return ranges if any(r for r in ranges) else None
 
 
 @contextlib.contextmanager

@@ -206,7 +206,14 @@ class HeldData(Operator):
     It is never run: a graph reaching it reads the held data by the chunk's
     key. Running it means the data was freed. A session that does not hold
     such chunks tiles their tileable again instead (see :func:`retiled_unless_held`).
+
+    ``ranges`` (None: not known) maps integer columns of a held partition to
+    their smallest and largest values (None when it has no rows), as the client
+    found them when it uploaded the data: a grouping by one of them needs no
+    stage to learn them.
     """
+
+    params = ("ranges",)
 
     def execute(self, *inputs: Any) -> Any:
         raise RuntimeError(
@@ -215,13 +222,14 @@ class HeldData(Operator):
         )
 
 
-def held_chunks(data: Any, chunks: Sequence[tuple[str, tuple, tuple]]) -> list:
-    """Chunks of tileable ``data`` standing for held results: ``(key, index, shape)`` each."""
+def held_chunks(data: Any, chunks: Sequence[tuple[str, tuple, tuple]], ranges: Sequence[Any] | None = None) -> list:
+    """Chunks of tileable ``data`` standing for held results: ``(key, index, shape)`` each, with their
+    ``ranges`` (see :class:`HeldData`) where known."""
     extra = {k: v for k, v in data.params().items() if k != "shape"}
     chunk_type = data.chunk_type
     out = []
-    for key, index, shape in chunks:
-        op = HeldData()
+    for i, (key, index, shape) in enumerate(chunks):
+        op = HeldData(ranges=ranges[i] if ranges is not None else None)
         chunk = chunk_type(op, tuple(index), tuple(shape), key, **extra)
         op.output_keys = [key]
         op.link_output(chunk, 0)

@@ -238,6 +238,12 @@ class FromPandas(PandasOperator):
         data = self.data
         return sum(map(_nbytes, data.parts)) if isinstance(data, Uploaded) else _nbytes(data)
 
+    def int_ranges(self) -> dict | None:
+        """Of a partition's op: each integer column's smallest and largest value (see
+        :class:`~mars.core.operator.HeldData`), or None for a Series or an Index."""
+        data = self.data
+        return column_ranges(data) if isinstance(data, pd.DataFrame) else None
+
     def uploaded(self, parts: list) -> Any:
         """The partitions as a cluster on this host holds them, mapped from its shared memory: kept in place of
         the client's data, which is then one copy fewer in memory (see :class:`Uploaded`). Returns the data
@@ -276,6 +282,21 @@ def int_range(column: Any) -> tuple[int, int] | None:
     values = column.to_numpy()
     lo, hi = int(values.min()), int(values.max())
     return (lo, hi) if hi < 2**63 else None
+
+
+def column_ranges(part: pd.DataFrame) -> dict:
+    """:func:`int_range` of each integer column whose label is unique, None for each when there are no rows;
+    no entry for a column whose range is not known (a uint64 at or above 2**63)."""
+    labels = part.columns
+    unique = labels[~labels.duplicated(keep=False)]
+    out: dict = {}
+    for label in unique:
+        column = part[label]
+        if isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu":
+            found = int_range(column)
+            if found is not None or not len(column):
+                out[label] = found
+    return out
 
 
 class Uploaded:

@@ -77,6 +77,7 @@ from ..core import (
 )
 from ..custom_reduction import CustomReduction
 from ..datasource import int_range
+from ..indexing import SelectColumns
 from ..map import align_row_inputs
 from ..rows import ConcatChunks, known_rows, recut_chunks, renumber_rows
 from .keys import ALIGNED, GroupSpec, boundaries
@@ -293,19 +294,48 @@ def range_checkable(op: GroupByAgg, parts: list[list]) -> bool:
 
 def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list | None]:
     """Each partition's key range ``(lo, hi)`` (None when empty), or None when some partition's keys have no
-    int64 range; the partitions are computed, and stay so, but for selections of held data (each reader makes
-    its own: see :func:`mars.core.fusion.fuse`)."""
-    ranges = [KeyRange(column=spec.by).new_chunk(p, index=(i,), shape=(np.nan,), meta=None)
-              for i, p in enumerate(parts)]
-    yield ranges + [c for p in parts for c in p if not _selection_of_held(c)]
-    fetched = yield Fetch(ranges)
-    if any(len(r) == 1 for r in fetched):
-        return None
-    return [(int(r[0]), int(r[1])) if len(r) == 2 else None for r in fetched]
+    int64 range; the partitions are computed, and stay so, but for held data and selections of it (each
+    reader makes its own: see :func:`mars.core.fusion.fuse`).
+
+    The ranges of data the client uploaded are known already (``HeldData.ranges``): those take no stage.
+    """
+    known = [_held_range(p[0], spec.by) for p in parts]
+    todo = [i for i, r in enumerate(known) if r is _UNKNOWN]
+    if not todo:
+        return known
+    ranges = [KeyRange(column=spec.by).new_chunk(parts[i], index=(i,), shape=(np.nan,), meta=None) for i in todo]
+    yield ranges + [c for p in parts for c in p if not _held_or_selection(c)]
+    for i, r in zip(todo, (yield Fetch(ranges))):
+        if len(r) == 1:
+            return None
+        known[i] = (int(r[0]), int(r[1])) if len(r) == 2 else None
+    return known
+
+
+_UNKNOWN = object()
+
+
+def _held_range(chunk: Any, column: Any) -> Any:
+    """The key range of a held partition (or a selection of its columns) as uploaded, or ``_UNKNOWN``."""
+    if isinstance(chunk.op, SelectColumns) and _selection_of_held(chunk):  # the same rows
+        chunk = chunk.op.inputs[0]
+    ranges = chunk.op.ranges if isinstance(chunk.op, HeldData) else None
+    if ranges is None:
+        return _UNKNOWN
+    try:
+        return ranges.get(column, _UNKNOWN)
+    except TypeError:  # an unhashable label
+        return _UNKNOWN
+
+
+def _held_or_selection(chunk: Any) -> bool:
+    return isinstance(chunk.op, HeldData) or _selection_of_held(chunk)
 
 
 def _selection_of_held(chunk: Any) -> bool:
-    return getattr(chunk.op, "repeatable", False) and all(isinstance(i.op, HeldData) for i in chunk.op.inputs)
+    """Whether ``chunk`` is made by a ``repeatable`` op (a selection of columns) from one held partition."""
+    op = chunk.op
+    return getattr(op, "repeatable", False) and len(op.inputs) == 1 and isinstance(op.inputs[0].op, HeldData)
 
 
 def ordered_ranges(ranges: list) -> bool:

@@ -1,0 +1,89 @@
+"""A frame the client uploads carries its integer columns' ranges (``HeldData.ranges``): a grouping by one of them
+on the cluster plans at once, with no stage of :class:`KeyRange` subtasks reading every partition first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pandas.testing as pdt
+import pytest
+
+import mars.dataframe as md
+import mars.dataframe.groupby.agg as agg_module
+from mars import remote
+from mars.core.operator import HeldData
+from mars.dataframe.datasource import column_ranges
+from mars.services.task.processor import SessionProcessor
+
+N = 240
+
+
+@pytest.fixture
+def op_names(monkeypatch) -> list:
+    """The op names of every subtask the supervisor sends (a fused subtask's steps each)."""
+    seen: list = []
+    send_specs = SessionProcessor.send_specs
+
+    async def spy(self, address, batch):
+        for spec in batch:
+            op = spec.subtask.op
+            seen.extend(type(s.op).__name__ for s in op.steps) if hasattr(op, "steps") else seen.append(
+                type(op).__name__)
+        await send_specs(self, address, batch)
+
+    monkeypatch.setattr(SessionProcessor, "send_specs", spy)
+    return seen
+
+
+@pytest.fixture(autouse=True)
+def _small_frames_are_uploaded(monkeypatch):
+    monkeypatch.setattr(remote, "UPLOAD_ABOVE", 0)
+    monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)  # small frames still take the partitioned paths
+
+
+def _frame(seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "sorted": np.sort(rng.integers(-5, 40, N)),  # in key order: each partition grouped alone
+        "dense": rng.integers(0, 30, N).astype(np.int32),  # a narrow range: partials indexed by key
+        "wide": rng.integers(0, 2**40, N),  # neither: the other plans
+        "x": rng.random(N),
+        "s": rng.choice(["a", "b"], N),
+    })
+
+
+@pytest.mark.parametrize("chunk_size", [N, 50, 1, (100, 0, 97, 43)])
+@pytest.mark.parametrize("by", ["sorted", "dense", "wide"])
+def test_grouping_an_uploaded_frame_reads_no_key_ranges_and_equals_pandas(session, op_names, chunk_size, by):
+    if chunk_size == 1 and by == "wide":
+        pytest.skip("240 partitions of one row each: the shuffle path, slow and not about ranges")
+    pdf = _frame()
+    held = md.DataFrame(pdf, chunk_size=chunk_size).execute(session=session)
+    assert all(isinstance(c.op, HeldData) and c.op.ranges is not None for c in held.data.chunks)
+    op_names.clear()
+    got = session.fetch(session.execute(held.groupby(by).agg(total=("x", "sum"), n=("x", "count"))))
+    pdt.assert_frame_equal(got, pdf.groupby(by).agg(total=("x", "sum"), n=("x", "count")))
+    assert "KeyRange" not in op_names
+    # a selection of the held columns keeps the rows, and so the ranges
+    op_names.clear()
+    got = session.fetch(session.execute(held[[by, "x"]].groupby(by).x.sum()))
+    pdt.assert_series_equal(got, pdf[[by, "x"]].groupby(by).x.sum())
+    assert "KeyRange" not in op_names
+
+
+def test_ranges_not_known_are_still_read_from_the_partitions(session, op_names):
+    """uint64 keys from 2**63 up have no int64 range: those partitions are asked, as before."""
+    pdf = pd.DataFrame({"k": np.array([2**63 + 5, 3, 2**63 + 5, 7] * 30, dtype=np.uint64), "x": np.arange(120.0)})
+    held = md.DataFrame(pdf, chunk_size=50).execute(session=session)
+    got = session.fetch(session.execute(held.groupby("k").x.sum()))
+    pdt.assert_series_equal(got, pdf.groupby("k").x.sum())
+    assert "KeyRange" in op_names
+
+
+def test_column_ranges_are_exact_and_only_for_unique_integer_labels():
+    frame = pd.DataFrame([[1, -4, 2.5, 9, np.uint64(7)], [6, 3, 1.0, 2, np.uint64(2)]],
+                         columns=["a", "b", "f", "a", "u"]).astype({"b": np.int8, "u": np.uint64})
+    assert column_ranges(frame) == {"b": (-4, 3), "u": (2, 7)}
+    assert column_ranges(frame.iloc[:0]) == {"b": None, "u": None}
+    big = pd.DataFrame({"u": np.array([2**63, 1], dtype=np.uint64), "i": [5, 2]})
+    assert column_ranges(big) == {"i": (2, 5)}
