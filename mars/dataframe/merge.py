@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.entity import has_unknown
 from ..core.operator import Fetch, Tiled
 from ..core.options import options
 from ..core.shuffle import ShuffleMap, shuffle_chunks
@@ -328,13 +329,14 @@ class Merge(PandasOperator):
     @classmethod
     def tile(cls, op: Merge) -> Generator[Any, Any, Tiled]:
         left, right = op.inputs
-        if _one_pair_of_columns(op):  # no count decides anything: the inputs run with the merge, in its stage
+        one_side = _one_partition_broadcast(op)
+        if _one_pair_of_columns(op) or one_side:  # no count decides anything: the inputs run with the merge
             lrows, rrows = row_splits(left), row_splits(right)
         else:
             lrows, rrows = yield from known_rows_of(left, right)
         op.outputs[0].meta = with_result_index(op.outputs[0].meta, op.kwargs, left.meta, right.meta, sum(lrows),
                                                sum(rrows))
-        strategy = choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
+        strategy = "broadcast_right" if one_side else choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
         if strategy == "broadcast_left_ordered" and op.unordered and op.kwargs["how"] == "inner":
             strategy = "broadcast_left"  # (a left join adds its unmatched rows apart, unordered too)
         if strategy == "hash":
@@ -529,6 +531,23 @@ def _one_pair_of_columns(op: Merge) -> bool:
     left, right = op.inputs
     return len(left.chunks) == 1 and len(right.chunks) == 1 and _numbered(op.kwargs) \
         and op.kwargs["how"] != "cross"
+
+
+def _one_partition_broadcast(op: Merge) -> bool:
+    """Whether the right side, in one partition of a size not known yet, is merged whole with each left
+    partition (as Dask merges a one-partition side): an ``inner`` or ``left`` join of columns, unsorted,
+    with nothing to validate and several left partitions.
+
+    Counting its rows first, to weigh a broadcast against a shuffle, took a stage (a round trip to the
+    workers on a cluster) for what is nearly always a small side: TPC-H's filtered small tables, and
+    the results of other merges of them, meeting a big table.
+    """
+    left, right = op.inputs
+    kwargs = op.kwargs
+    return len(right.chunks) == 1 and len(left.chunks) > 1 and has_unknown(row_splits(right)) \
+        and _numbered(kwargs) and kwargs["how"] in ("inner", "left") and not kwargs["sort"] \
+        and not kwargs["validate"] and not kwargs.get("indicator") \
+        and not any(isinstance(d.meta.columns, pd.MultiIndex) for d in (left, right))
 
 
 def _index_names(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> tuple | None:

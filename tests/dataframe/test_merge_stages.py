@@ -107,10 +107,28 @@ def test_filtered_one_partition_sides_merge_in_the_stage_that_filters_them(stage
         assert all("MapPartitions" not in s for s in stages), stages  # nothing counted the sides first
 
 
-def test_a_filtered_one_partition_side_met_by_several_partitions_is_still_counted(stages):
+@pytest.mark.parametrize("chunk_size", partitionings(NL)[1:])
+@pytest.mark.parametrize("how", ["inner", "left"])
+def test_a_filtered_one_partition_side_met_by_several_partitions_is_broadcast_uncounted(stages, how, chunk_size):
+    """The one-partition side goes whole to every partition of the other, whatever its size (as Dask merges
+    it): no stage counts it first (TPC-H Q11's German suppliers meeting partsupp, Q17's parts lineitem)."""
     left, right = _frames(4)
     other = right.rename(columns={"rk": "k"})
-    expected = left.merge(other[other.k < 6], on="k")
+    for keep in (6, 99, -1):  # some rows, all, none
+        expected = left.merge(other[other.k < keep], on="k", how=how)
+        rz = lazy(other, NR)
+        stages.clear()
+        assert_eq(lazy(left, chunk_size).merge(rz[rz.k < keep], on="k", how=how), expected, check_meta=how == "inner")
+        assert all("MapPartitions" not in s for s in stages), stages
+
+
+@pytest.mark.parametrize("how", ["right", "outer"])
+def test_a_one_partition_side_that_cannot_be_broadcast_is_still_counted(stages, how):
+    """A right or outer join keeps the one-partition side's unmatched rows: each partition of the other
+    cannot merge it whole, and its size weighs the other plans."""
+    left, right = _frames(4)
+    other = right.rename(columns={"rk": "k"})
     rz = lazy(other, NR)
-    assert_eq(lazy(left, 5).merge(rz[rz.k < 6], on="k"), expected)
+    assert_eq(lazy(left, 5).merge(rz[rz.k < 6], on="k", how=how), left.merge(other[other.k < 6], on="k", how=how),
+              check_meta=False)
     assert any("MapPartitions" in s for s in stages), stages  # the strategy needs the filtered side's size
