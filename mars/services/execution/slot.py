@@ -24,9 +24,17 @@ from ...core.shuffle import piece_keys
 from ...serialization import serialize
 from ..storage.api import fetch_values
 from ..storage.device import holder_name
-from ..storage.shm import INLINE_BELOW, StoredObject, get_object, keep_mappings, put_object, sweep_kept
+from ..storage.shm import (
+    INLINE_BELOW,
+    StoredObject,
+    get_object,
+    keep_mappings,
+    put_object,
+    sweep_kept,
+)
 from .api import ChunkFunctionExit, FetchAhead, SlotOutcome, SubtaskSpec, op_name
 from .devicecache import DEVICE_CACHE
+from .heap import keep_freed_memory
 from .profiler import Profile, StackSampler
 
 logger = logging.getLogger(__name__)
@@ -59,6 +67,7 @@ class SlotRunnerActor(mo.Actor):
     async def __post_create__(self) -> None:
         # the partitions of held tables are read by query after query: their mappings stay (see shm._KeptMappings)
         keep_mappings()
+        keep_freed_memory()  # columns freed by one subtask are reused by the next, not faulted in again
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep_kept())
         if self._one_thread:
             # a slot is one core: BLAS/OpenMP pools already made (a forked slot inherits its
