@@ -383,8 +383,7 @@ def buckets_of(spec: SortSpec, part: Any, pivots: pd.DataFrame, chunk: int) -> n
     before = int(key_nan.sum()) if na_first else 0  # NaN pivots ahead of the numbers
     probes = _searchable(values, ascending)
     lo = _pivots_below(live, probes)
-    tied = lo < len(live)
-    tied[tied] = live[lo[tied]] == probes[tied]
+    tied = _tying(live, probes, lo)
     hi = lo.copy()
     hi[tied] = np.searchsorted(live, probes[tied], "right")
     lo += before
@@ -401,6 +400,22 @@ def buckets_of(spec: SortSpec, part: Any, pivots: pd.DataFrame, chunk: int) -> n
         run = places[start:hi[rows[0]]]  # pivots tying with these rows, in place order
         buckets[rows] = start + np.searchsorted(run, (np.int64(chunk) << 40) + rows, "left")
     return buckets
+
+
+def _tying(pivots: np.ndarray, probes: np.ndarray, below: np.ndarray) -> np.ndarray:
+    """Which probes equal a pivot (``below``: how many pivots are below each, see :func:`_pivots_below`).
+
+    A few pivots are compared with every probe, one pass each: gathering the pivot above each probe costs
+    ten times as much.
+    """
+    if len(pivots) <= 16:
+        tied = np.zeros(len(probes), dtype=bool)
+        for p in pivots:
+            tied |= probes == p
+        return tied
+    tied = below < len(pivots)
+    tied[tied] = pivots[below[tied]] == probes[tied]
+    return tied
 
 
 def _pivots_below(pivots: np.ndarray, probes: np.ndarray) -> np.ndarray:

@@ -69,3 +69,23 @@ def test_ties_with_a_pivot_split_by_place() -> None:
     assert buckets_of(spec, rows, pivots, 1).tolist() == [1, 2, 2, 2, 3, 0]
     first = SortSpec("sort_values", None, (False,), "first", None)
     assert buckets_of(first, rows, pivots.iloc[[2, 0, 1]].reset_index(drop=True), 1).tolist() == [2, 3, 1, 0, 1, 3]
+
+
+@pytest.mark.parametrize("n_pivots", [3, 16, 17, 40])
+def test_buckets_with_many_or_few_pivots_agree_with_a_search_per_row(n_pivots: int) -> None:
+    """A few pivots are compared with every row; more are searched: both find the same buckets, ties included."""
+    rng = np.random.default_rng(n_pivots)
+    values = pd.Series(rng.choice(np.r_[np.arange(10.0), np.nan], 500))
+    keys = np.sort(rng.choice(np.arange(10.0), n_pivots))
+    pivots = pd.DataFrame({0: keys, "chunk": rng.integers(0, 3, n_pivots), "rank": rng.integers(0, 500, n_pivots)})
+    pivots = pivots.sort_values([0, "chunk", "rank"], ignore_index=True)
+    spec = SortSpec("sort_values", None, (True,), "last", None)
+    places = (pivots["chunk"].to_numpy() << 40) + pivots["rank"].to_numpy()
+    expected = []
+    for row, v in enumerate(values):
+        if np.isnan(v):
+            expected.append(n_pivots)
+            continue
+        before = (keys < v) | ((keys == v) & (places < (1 << 40) + row))  # pivots before this row of partition 1
+        expected.append(int(before.sum()))
+    assert buckets_of(spec, values, pivots, 1).tolist() == expected
