@@ -10,10 +10,17 @@ kernel for transparent huge pages on big arrays: on a host whose memory is
 fragmented, the first touch of those pages stalls in compaction (a fetch of
 560 MB spent from 0.03 to 1.2 s in the kernel; with ordinary pages, a steady
 0.2 s). The arrays are ordinary, writable numpy arrays.
+
+Of a result of :data:`THREADED_BYTES` or more, the partitions' pieces are
+copied on a few threads (numpy copies without the GIL): a sorted 5M-row
+frame of three columns, 120 MB, joined in 31-36 ms rather than 54 on two
+cores.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +36,9 @@ _FIXED_KINDS = "biufcmM"
 #: the C library's allocator, as is: it maps big blocks with ordinary pages (numpy's allocator and Arrow's
 #: default pool both ask for huge ones)
 _POOL = pa.system_memory_pool()
+#: results of at least this many bytes of fixed-width data are copied on several threads
+THREADED_BYTES = 32 << 20
+_copiers: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
 
 
 def join_rows(values: Sequence[Any], min_bytes: int | None = None) -> Any:
@@ -58,12 +68,15 @@ def join_rows(values: Sequence[Any], min_bytes: int | None = None) -> Any:
     if fixed < (MIN_BYTES if min_bytes is None else min_bytes) or not _same_layout(values):
         return None
     index = first.index.append([v.index for v in values[1:]])
+    copies: list = []  # (whole column, start, piece) for the fixed-width columns, made below
     if isinstance(first, pd.Series):
-        column = _column([v.array for v in values], first.dtype, rows)
+        column = _column([v.array for v in values], first.dtype, rows, copies)
+        _copy_all(copies, fixed)
         return pd.Series(column, index=index, dtype=first.dtype, name=_consensus_name(values), copy=False)
+    arrays = {j: _column([v.iloc[:, j].array for v in values], d, rows, copies) for j, d in enumerate(dtypes)}
+    _copy_all(copies, fixed)
     # each column a Series of its dtype (nothing inferred: object stays object), none consolidated or copied
-    columns = {j: pd.Series(_column([v.iloc[:, j].array for v in values], d, rows), index=index, dtype=d, copy=False)
-               for j, d in enumerate(dtypes)}
+    columns = {j: pd.Series(a, index=index, dtype=dtypes[j], copy=False) for j, a in arrays.items()}
     out = pd.DataFrame(columns, copy=False)
     out.columns = first.columns
     return out
@@ -92,15 +105,40 @@ def _fixed(dtype: Any) -> bool:
     return isinstance(dtype, np.dtype) and dtype.kind in _FIXED_KINDS
 
 
-def _column(arrays: list, dtype: Any, rows: int) -> Any:
-    """The arrays end to end, as pandas joins them: numpy's for numpy dtypes, the extension type's for others."""
+def _column(arrays: list, dtype: Any, rows: int, copies: list) -> Any:
+    """The arrays end to end, as pandas joins them: numpy's for numpy dtypes, the extension type's for others.
+
+    A fixed-width column is only allocated here: its pieces' copies are added to ``copies``
+    (:func:`_copy_all` makes them).
+    """
     if not isinstance(dtype, np.dtype):
         return pd.concat([pd.Series(a, copy=False) for a in arrays], ignore_index=True).array
     if not _fixed(dtype):  # object: pointers, which numpy must own
         return np.concatenate([np.asarray(a) for a in arrays])
     out = np.frombuffer(pa.allocate_buffer(rows * dtype.itemsize, memory_pool=_POOL), dtype=dtype)
-    np.concatenate([np.asarray(a) for a in arrays], out=out)
+    start = 0
+    for a in arrays:
+        piece = np.asarray(a)
+        copies.append((out, start, piece))
+        start += len(piece)
     return out
+
+
+def _copy_all(copies: list, nbytes: int) -> None:
+    """Each piece into its place in its column: on a few threads when there are :data:`THREADED_BYTES`."""
+    if nbytes < THREADED_BYTES or (os.cpu_count() or 1) < 2 or len(copies) < 2:
+        for out, start, piece in copies:
+            out[start:start + len(piece)] = piece
+        return
+    list(_copier_pool().map(lambda c: c[0].__setitem__(slice(c[1], c[1] + len(c[2])), c[2]), copies))
+
+
+def _copier_pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _copiers
+    if _copiers is None or _copiers[0] != os.getpid():  # a forked child has none of its parent's threads
+        workers = min(4, os.cpu_count() or 1)
+        _copiers = (os.getpid(), concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="mars-join"))
+    return _copiers[1]
 
 
 def _consensus_name(values: Sequence[Any]) -> Any:

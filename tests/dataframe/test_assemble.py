@@ -35,8 +35,10 @@ def _parts(sizes: tuple) -> list[pd.DataFrame]:
     return [_frame(n, int(s)) for n, s in zip(sizes, starts)]
 
 
+@pytest.mark.parametrize("threaded", [False, True])
 @pytest.mark.parametrize("sizes", SIZES[1:])
-def test_frames_equal_pd_concat(sizes):
+def test_frames_equal_pd_concat(monkeypatch, sizes, threaded):
+    monkeypatch.setattr(assemble, "THREADED_BYTES", 0 if threaded else 1 << 62)  # the pieces copied on threads
     parts = _parts(sizes)
     out = join_rows(parts, min_bytes=0)
     expected = pd.concat(parts)
