@@ -508,6 +508,33 @@ async def test_a_reader_on_the_owners_host_maps_its_segments(pool, slots, worker
         await fetch_values("s", ["arr"], pool.address, [transfer.address])
 
 
+def test_shared_memory_filling_up_part_way_through_a_write_leaves_nothing_and_goes_to_disk(monkeypatch, tmp_path):
+    """Shared memory is not claimed ahead of the writes: ENOSPC part way through removes the segment, and the
+    chunk goes to a file on disk."""
+    import errno
+
+    from mars.services.storage import shm
+
+    monkeypatch.setattr(shm, "DISK_DIR", str(tmp_path / "disk"))
+    real_pwrite, calls = os.pwrite, []
+
+    def fills_up(fd, data, offset):
+        calls.append(os.readlink(f"/proc/self/fd/{fd}"))
+        if calls[-1].startswith(shm.SHM_DIR) and len([c for c in calls if c.startswith(shm.SHM_DIR)]) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_pwrite(fd, data[:1 << 16], offset)  # short writes: several calls per buffer
+
+    monkeypatch.setattr(shm.os, "pwrite", fills_up)
+    prefix = f"mars-test-{uuid.uuid4().hex[:8]}"
+    value = np.arange(200_000, dtype=np.float64)
+    desc = shm.put_object("k", value, prefix)
+    monkeypatch.setattr(shm.os, "pwrite", real_pwrite)
+    assert desc.shm_name.startswith("@") and any(c.startswith(shm.SHM_DIR) for c in calls)
+    assert not [f for f in os.listdir(shm.SHM_DIR) if f.startswith(prefix)]  # the part-written segment is gone
+    np.testing.assert_array_equal(shm.get_object(desc), value)
+    assert shm.unlink_prefix(prefix) == 1
+
+
 def test_a_full_shared_memory_falls_back_to_files_on_disk(monkeypatch, tmp_path):
     from mars.services.storage import shm
 
