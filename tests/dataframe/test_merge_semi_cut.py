@@ -12,6 +12,7 @@ from df_testing import assert_eq, lazy, partitionings
 
 import mars.dataframe as md
 from mars.core.options import option_context
+from mars.dataframe import merge_strategy
 from mars.dataframe.merge_order import WithPositions
 from mars.dataframe.merge_semi import SemiCut, cut_on
 from mars.dataframe.merge_table import BuildKeyTable
@@ -157,7 +158,7 @@ def test_a_small_left_is_numbered_as_it_is_gathered(monkeypatch, strategies, lc)
     left, right = _frames(5)
     left = left.assign(k=left.k * 1.0)  # no cut: pandas' merge of the left with each right partition
     for how in ("inner", "left"):
-        with option_context({"chunk_store_limit": max(2, math.ceil(merge_module._nbytes(left, NL)))}):
+        with option_context({"chunk_store_limit": max(2, math.ceil(merge_strategy._nbytes(left, NL)))}):
             assert_eq(md.merge(lazy(left, lc), lazy(right, (20, 0, 40)), left_on="k", right_on="rk", how=how),
                       pd.merge(left, right, left_on="k", right_on="rk", how=how))
         assert strategies[-1] == "broadcast_left_ordered"

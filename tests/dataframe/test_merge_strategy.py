@@ -13,6 +13,7 @@ from df_testing import _check_meta, assert_eq, lazy, partitionings
 
 import mars.dataframe as md
 from mars.core.options import option_context
+from mars.dataframe import merge_strategy
 
 merge_module = sys.modules["mars.dataframe.merge"]
 order_module = sys.modules["mars.dataframe.merge_order"]
@@ -60,7 +61,7 @@ def _strategies():
 
 def _left_fits(left: pd.DataFrame) -> dict:
     """A store limit the left side fits in and the (bigger) right does not: only the left is broadcast."""
-    return {"chunk_store_limit": max(2, math.ceil(merge_module._nbytes(left, len(left))))}
+    return {"chunk_store_limit": max(2, math.ceil(merge_strategy._nbytes(left, len(left))))}
 
 
 def check(left: pd.DataFrame, right: pd.DataFrame, lc, rc, strategy: str | None = ORDERED, **kw) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 import mars.dataframe as md
 from mars.core.options import option_context
+from mars.dataframe import merge_strategy
 from mars.dataframe.merge import Merge
 from mars.dataframe.optimizer import optimize
 from mars.dataframe.optimizer.graph import topo_order
@@ -114,7 +115,7 @@ def test_results_equal_pandas(monkeypatch, strategies, lc, rc, limit):
     lj = md.DataFrame(left, chunk_size=lc).merge(md.DataFrame(right, chunk_size=rc), on="k")
     result = lj.assign(v=lj.x + lj.y).groupby("g").agg(v=("v", "sum"), n=("k", "size"), lo=("t", "min"))
     # a store limit the left fits in (it is broadcast), or neither side (both are shuffled)
-    store = merge_module._nbytes(left, NL) + 1 if limit == "broadcast the left" else 64
+    store = merge_strategy._nbytes(left, NL) + 1 if limit == "broadcast the left" else 64
     calls = _no_reordering(monkeypatch)
     with option_context({"chunk_store_limit": int(store)}):
         assert_eq(result, expected)
@@ -155,7 +156,7 @@ def test_a_small_left_broadcast_to_the_right_keeps_no_order(monkeypatch, strateg
     expected = j.groupby("k").agg(n=("o", "count")).groupby("n").agg(c=("n", "size"))
     lj = md.DataFrame(left, chunk_size=NL).merge(md.DataFrame(right, chunk_size=rc), on="k", how=how)
     calls = _no_reordering(monkeypatch)
-    with option_context({"chunk_store_limit": int(merge_module._nbytes(left, NL)) + 1}):
+    with option_context({"chunk_store_limit": int(merge_strategy._nbytes(left, NL)) + 1}):
         assert_eq(lj.groupby("k").agg(n=("o", "count")).groupby("n").agg(c=("n", "size")), expected)
     assert calls == []
     assert strategies == ["broadcast_left_ordered"]

@@ -11,6 +11,7 @@ import pytest
 
 import mars.dataframe as md
 from mars.core.options import option_context
+from mars.dataframe import merge_strategy
 from mars.dataframe.merge import Merge
 from mars.dataframe.optimizer.graph import topo_order
 from mars.dataframe.optimizer.order import unordered_merges
@@ -84,7 +85,7 @@ def test_results_equal_pandas_with_no_numbering_of_the_first_join(monkeypatch, l
 
     monkeypatch.setattr(merge_module, "renumber_rows", renumbering)
     monkeypatch.setattr(merge_module, "table_merges", table_merging)
-    with option_context({"chunk_store_limit": int(merge_module._nbytes(right, NR)) + 1}):  # right broadcast
+    with option_context({"chunk_store_limit": int(merge_strategy._nbytes(right, NR)) + 1}):  # right broadcast
         assert_eq(_q2_shape(left, right, md, lc, rc), expected)
     # only the second join, whose labels the sorted result shows, is numbered across its partitions
     assert len([n for n in numbered if n > 1]) <= 1, numbered
