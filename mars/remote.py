@@ -427,8 +427,15 @@ def _ranges_pool() -> concurrent.futures.ThreadPoolExecutor:
 
 
 def _int_ranges_of(chunks: list) -> list | None:
-    """Each uploaded partition's integer column ranges (see :class:`HeldData`), or None if a source cannot say."""
-    ranges = [getattr(c.op, "int_ranges", lambda: None)() for c in chunks]
+    """Each uploaded partition's integer column ranges (see :class:`HeldData`), or None if a source cannot say.
+
+    They only spare a stage: whatever goes wrong reading them, the upload goes on without them.
+    """
+    try:
+        ranges = [getattr(c.op, "int_ranges", lambda: None)() for c in chunks]
+    except Exception as e:  # noqa: BLE001 - an optimisation's failure must not fail the upload
+        logger.debug("no column ranges for the uploaded partitions: %s", e)
+        return None
     return ranges if any(r for r in ranges) else None
 
 

@@ -87,3 +87,18 @@ def test_column_ranges_are_exact_and_only_for_unique_integer_labels():
     assert column_ranges(frame.iloc[:0]) == {"b": None, "u": None}
     big = pd.DataFrame({"u": np.array([2**63, 1], dtype=np.uint64), "i": [5, 2]})
     assert column_ranges(big) == {"i": (2, 5)}
+
+
+def test_an_upload_goes_on_when_the_ranges_cannot_be_read(session, op_names, monkeypatch):
+    from mars.dataframe.datasource import FromPandas
+
+    def broken(self):
+        raise ValueError("no ranges today")
+
+    monkeypatch.setattr(FromPandas, "int_ranges", broken)
+    pdf = _frame(1)
+    held = md.DataFrame(pdf, chunk_size=50).execute(session=session)
+    assert all(c.op.ranges is None for c in held.data.chunks)
+    got = session.fetch(session.execute(held.groupby("dense").x.sum()))
+    pdt.assert_series_equal(got, pdf.groupby("dense").x.sum())
+    assert "KeyRange" in op_names  # read from the partitions, as before
