@@ -22,6 +22,7 @@ from ... import oscar as mo
 from ...core.device import is_device_array, run_op, synchronize, to_host
 from ...core.shuffle import piece_keys
 from ...serialization import serialize
+from ..errors import DataNotFound
 from ..storage.api import fetch_values
 from ..storage.device import holder_name
 from ..storage.shm import (
@@ -275,13 +276,11 @@ def _run_one(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, made: dict[
     if lost is not None:
         return SlotOutcome(spec.index, spec.task_id, error=_sendable(lost.error), unreachable=lost.worker)
     try:
-        read: dict[str, Any] = {}  # a key read twice is one object (x @ x.T can then use BLAS's symmetric product)
-        for key in st.input_keys:
-            if key not in read:
-                held = DEVICE_CACHE.get(key) if holder is not None else None
-                read[key] = held if held is not None else made[key] if key in made else _input(spec, key, remote)
-        inputs = [read[key] for key in st.input_keys]
-        del read
+        try:
+            inputs = _read_inputs(spec, remote, made, holder)
+        except DataNotFound as e:  # an input's segment is gone (its worker lost, say): not the function's error,
+            # so no traceback, and the supervisor checks the workers involved and computes what was lost again
+            return SlotOutcome(spec.index, spec.task_id, error=_sendable(e), duration=time.perf_counter() - started)
         result = run_op(st.op, inputs)
         del inputs
         values = (result,) if len(st.output_keys) == 1 else tuple(result)
@@ -339,6 +338,17 @@ def _copy_remote(spec: SubtaskSpec, remote: dict[str, Any], prefix: str, copied:
             except Exception as e:  # noqa: BLE001 - a copy is an optimization: shared memory may be full
                 logger.debug("could not keep a copy of %s: %s", key, e)
     return out
+
+
+def _read_inputs(spec: SubtaskSpec, remote: dict[str, Any], made: dict[str, Any], holder: str | None) -> list:
+    """The subtask's inputs in order; a key read twice is one object (x @ x.T can then use BLAS's symmetric
+    product)."""
+    read: dict[str, Any] = {}
+    for key in spec.subtask.input_keys:
+        if key not in read:
+            held = DEVICE_CACHE.get(key) if holder is not None else None
+            read[key] = held if held is not None else made[key] if key in made else _input(spec, key, remote)
+    return [read[key] for key in spec.subtask.input_keys]
 
 
 def _input(spec: SubtaskSpec, key: str, remote: dict[str, Any]) -> Any:
