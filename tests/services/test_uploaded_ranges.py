@@ -10,6 +10,7 @@ import pytest
 
 import mars.dataframe as md
 import mars.dataframe.groupby.agg as agg_module
+import mars.dataframe.uniques as uniques_module
 from mars import remote
 from mars.core.operator import HeldData
 from mars.dataframe.datasource import column_ranges
@@ -102,3 +103,38 @@ def test_an_upload_goes_on_when_the_ranges_cannot_be_read(session, op_names, mon
     got = session.fetch(session.execute(held.groupby("dense").x.sum()))
     pdt.assert_series_equal(got, pdf.groupby("dense").x.sum())
     assert "KeyRange" in op_names  # read from the partitions, as before
+
+
+def _stages(monkeypatch) -> list:
+    """The graphs each task runs before its final one (its tiling stages)."""
+    runs: list = []
+    run_graph = SessionProcessor._run_graph
+
+    async def spy(self, task, chunks, keep, carried, final=False):
+        runs.append(final)
+        return await run_graph(self, task, chunks, keep, carried, final)
+
+    monkeypatch.setattr(SessionProcessor, "_run_graph", spy)
+    return runs
+
+
+@pytest.mark.parametrize("chunk_size", [50, (100, 0, 97, 43), 60])
+def test_distinct_values_of_an_uploaded_column_are_bounded_by_its_ranges(session, monkeypatch, chunk_size):
+    """drop_duplicates of one integer column, read by a merge: a partition holds at most its key span's values,
+    so the partials go to a tree with no stage counting them first (TPC-H Q22's customers with orders)."""
+    monkeypatch.setattr(uniques_module, "TREE_MAX_ROWS", 200)  # 240 rows are too many; 30 keys a partition are not
+    pdf = _frame(2)
+    left = pd.DataFrame({"dense": np.arange(-5, 40, dtype=np.int32), "w": np.arange(45.0)})
+    held = md.DataFrame(pdf, chunk_size=chunk_size).execute(session=session)
+    expected = left.merge(pdf[["dense"]].drop_duplicates(), on="dense")
+    runs = _stages(monkeypatch)
+    got = session.fetch(session.execute(md.DataFrame(left, chunk_size=20).merge(held[["dense"]].drop_duplicates(),
+                                                                                on="dense")))
+    pdt.assert_frame_equal(got.sort_values("dense", ignore_index=True), expected.sort_values("dense", ignore_index=True))
+    with_ranges = runs.count(False)
+    runs.clear()
+    monkeypatch.setattr(uniques_module, "held_range", lambda chunk, column: uniques_module.UNKNOWN)
+    got = session.fetch(session.execute(md.DataFrame(left, chunk_size=20).merge(held[["dense"]].drop_duplicates(),
+                                                                                on="dense")))
+    pdt.assert_frame_equal(got.sort_values("dense", ignore_index=True), expected.sort_values("dense", ignore_index=True))
+    assert with_ranges < runs.count(False)  # the stage that counted the partials is gone

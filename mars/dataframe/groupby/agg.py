@@ -77,7 +77,7 @@ from ..core import (
 )
 from ..custom_reduction import CustomReduction
 from ..datasource import int_range
-from ..indexing import SelectColumns
+from ..held import UNKNOWN, held_range
 from ..map import align_row_inputs
 from ..rows import ConcatChunks, known_rows, recut_chunks, renumber_rows
 from .keys import ALIGNED, GroupSpec, boundaries
@@ -299,8 +299,8 @@ def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list |
 
     The ranges of data the client uploaded are known already (``HeldData.ranges``): those take no stage.
     """
-    known = [_held_range(p[0], spec.by) for p in parts]
-    todo = [i for i, r in enumerate(known) if r is _UNKNOWN]
+    known = [held_range(p[0], spec.by) for p in parts]
+    todo = [i for i, r in enumerate(known) if r is UNKNOWN]
     if not todo:
         return known
     ranges = [KeyRange(column=spec.by).new_chunk(parts[i], index=(i,), shape=(np.nan,), meta=None) for i in todo]
@@ -310,22 +310,6 @@ def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list |
             return None
         known[i] = (int(r[0]), int(r[1])) if len(r) == 2 else None
     return known
-
-
-_UNKNOWN = object()
-
-
-def _held_range(chunk: Any, column: Any) -> Any:
-    """The key range of a held partition (or a selection of its columns) as uploaded, or ``_UNKNOWN``."""
-    if isinstance(chunk.op, SelectColumns) and _selection_of_held(chunk):  # the same rows
-        chunk = chunk.op.inputs[0]
-    ranges = chunk.op.ranges if isinstance(chunk.op, HeldData) else None
-    if ranges is None:
-        return _UNKNOWN
-    try:
-        return ranges.get(column, _UNKNOWN)
-    except TypeError:  # an unhashable label
-        return _UNKNOWN
 
 
 def _held_or_selection(chunk: Any) -> bool:
