@@ -341,12 +341,14 @@ class SortCuts(PandasOperator):
 
 
 class SortSplit(ShuffleMap, PandasOperator):
-    """Stage 3 (map): a sorted partition cut into runs, one per output partition."""
+    """Stage 3 (map): a sorted partition cut into runs, one per output partition: at ``cuts``, or, when no stage
+    found them first, where the ``pivots`` cut it (partition ``chunk``, see :func:`pivot_cuts`)."""
 
-    params = ("cuts",)
+    params = ("cuts", "spec", "pivots", "chunk")
 
     def split(self, part: Any) -> list:
-        bounds = [0, *self.cuts, len(part)]
+        cuts = self.cuts if self.cuts is not None else pivot_cuts(self.spec, part, self.pivots, self.chunk).tolist()
+        bounds = [0, *cuts, len(part)]
         # copies, not views: a view would keep the whole sorted partition alive until the last
         # reducer ran; copies let it go now, and each piece goes once its reducer ran
         return [part.iloc[a:b].copy() for a, b in itertools.pairwise(bounds)]
@@ -494,6 +496,8 @@ class SortRows(PandasOperator):
         mappers = [i for i, n in enumerate(rows) if n] or [0]
         n_out = output_count(len(mappers), sum(rows))
         pivots = choose_pivots(spec, [values[i] for i in mappers], n_out)
+        if not op.ignore_index:  # the outputs' sizes number nothing: each mapper finds its own cuts
+            return _split_at_pivots(op, [local[i] for i in mappers], mappers, pivots, n_out)
         cut_chunks = [SortCuts(spec=spec, pivots=pivots, chunk=i).new_chunk([local[i]], index=(i,), shape=(np.nan,),
                                                                            meta=None) for i in mappers]
         cuts = yield Fetch(cut_chunks)
@@ -509,6 +513,21 @@ class SortRows(PandasOperator):
             lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": data.meta},
         )
         return Tiled(chunks, nsplits_of(meta, sizes))
+
+
+def _split_at_pivots(op: SortRows, parts: list, mappers: list, pivots: pd.DataFrame, n_out: int) -> Tiled:
+    """The sorted partitions shuffled by the runs the pivots cut, each cut where its partition lies: no stage
+    learns the cuts first (sizes known once the outputs ran)."""
+    meta, spec = op.outputs[0].meta, op.spec
+    chunks = shuffle_chunks(
+        parts, n_out,
+        lambda m: SortSplit(cuts=None, spec=spec, pivots=pivots, chunk=mappers[m]),
+        lambda r: SortMerge(spec=spec, offset=None),
+        [{"index": chunk_index_of(meta, r), "shape": chunk_shape_of(meta, np.nan), "meta": meta}
+         for r in range(n_out)],
+        lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": op.inputs[0].meta},
+    )
+    return Tiled(chunks, nsplits_of(meta, (np.nan,) * n_out))
 
 
 def _numeric_key(spec: SortSpec, meta: Any) -> bool:

@@ -109,6 +109,21 @@ def test_df_sort_values_ignore_index_and_sizes(chunk_size):
 
 
 @pytest.mark.parametrize("chunk_size", partitionings(N))
+@pytest.mark.parametrize("by", [["i", "f"], "s", ["c", "t"]])
+def test_a_sort_keeping_its_labels_finds_its_cuts_in_its_mappers(stages, chunk_size, by):
+    """Sorted partitions are cut where the pivots fall by the mappers themselves: no stage learns the cuts
+    first (TPC-H Q16's last sort). With ignore_index the outputs' sizes number the rows, and that stage stays."""
+    pdf = _frame(seed=4)
+    assert_eq(lazy(pdf, chunk_size).sort_values(by, kind="stable"), pdf.sort_values(by, kind="stable"))
+    assert not any("SortCuts" in s for s in stages), stages
+    stages.clear()
+    numbered = lazy(pdf, chunk_size).sort_values(by, kind="stable", ignore_index=True)
+    assert_eq(numbered, pdf.sort_values(by, kind="stable", ignore_index=True))
+    several = chunk_size != N  # one partition sorts alone
+    assert any("SortCuts" in s for s in stages) == several, stages
+
+
+@pytest.mark.parametrize("chunk_size", partitionings(N))
 def test_df_sort_values_key_and_index_level(chunk_size):
     pdf = _frame(seed=4)
     mdf = lazy(pdf, chunk_size)
