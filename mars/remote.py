@@ -30,6 +30,7 @@ from typing import Any, Iterator
 from .core import session as registry
 from .core.entity import TileableData, has_unknown
 from .core.operator import HeldData, Tiled, held_chunks, retiled_unless_held
+from .core.pools import thread_pool
 from .core.tiling import as_data, planned
 from .oscar import close_connections, get_token, set_token
 from .oscar.tokenfile import find_token
@@ -346,7 +347,7 @@ class ClusterSession:
             chunks = [(c.key, tuple(c.shape), c.op.execute()) for c in tiled.chunks]
             # the integer columns' ranges (read here while the client's loop writes the data out) spare a
             # grouping by one of them the stage that would read them on the workers
-            ranges = _ranges_pool().submit(_int_ranges_of, tiled.chunks)
+            ranges = thread_pool("ranges", 1).submit(_int_ranges_of, tiled.chunks)
             written = self._backend.call("upload", self.session_id, chunks)
             self._adopt(data, tiled, ranges.result())
             _keep_mapped(data, [c.key for c in tiled.chunks], written or {})
@@ -414,16 +415,6 @@ class ClusterSession:
                 self._backend.call("release", self.session_id, keys)
             except Exception as e:  # noqa: BLE001 - releasing is best effort: the session's end frees all
                 logger.debug("could not release %d chunks: %s", len(keys), e)
-
-
-_ranges_executor: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
-
-
-def _ranges_pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _ranges_executor
-    if _ranges_executor is None or _ranges_executor[0] != os.getpid():  # a forked child has no thread
-        _ranges_executor = (os.getpid(), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-ranges"))
-    return _ranges_executor[1]
 
 
 def _int_ranges_of(chunks: list) -> list | None:

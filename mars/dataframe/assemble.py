@@ -19,7 +19,6 @@ median 39 ms rather than 60 on two cores.
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+
+from ..core.pools import thread_pool
 
 __all__ = ["join_rows"]
 
@@ -38,7 +39,6 @@ _FIXED_KINDS = "biufcmM"
 _POOL = pa.system_memory_pool()
 #: results of at least this many bytes of fixed-width data are copied on several threads
 THREADED_BYTES = 32 << 20
-_copiers: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
 
 
 def join_rows(values: Sequence[Any], min_bytes: int | None = None) -> Any:
@@ -130,15 +130,8 @@ def _copy_all(copies: list, nbytes: int) -> None:
         for out, start, piece in copies:
             out[start:start + len(piece)] = piece
         return
-    list(_copier_pool().map(lambda c: c[0].__setitem__(slice(c[1], c[1] + len(c[2])), c[2]), copies))
-
-
-def _copier_pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _copiers
-    if _copiers is None or _copiers[0] != os.getpid():  # a forked child has none of its parent's threads
-        workers = min(4, os.cpu_count() or 1)
-        _copiers = (os.getpid(), concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="mars-join"))
-    return _copiers[1]
+    pool = thread_pool("join", min(4, os.cpu_count() or 1))
+    list(pool.map(lambda c: c[0].__setitem__(slice(c[1], c[1] + len(c[2])), c[2]), copies))
 
 
 def _consensus_name(values: Sequence[Any]) -> Any:

@@ -7,7 +7,6 @@ first so that each row block holds all columns.
 
 from __future__ import annotations
 
-import concurrent.futures
 import hashlib
 import os
 import zlib
@@ -21,6 +20,7 @@ import pyarrow as pa
 from ..core.entity import Tileable, has_unknown
 from ..core.operator import Tiled
 from ..core.options import options
+from ..core.pools import thread_pool
 from ..core.tokenize import normalize, tokenize
 from ..tensor.core import is_tensor
 from .core import (
@@ -73,16 +73,6 @@ def tokenize_pandas(obj: Any) -> str:
 _THREADED_TOKEN_BYTES = 32 << 20
 #: buffers are checksummed in blocks of at most this many bytes (the units of work of the threads)
 _TOKEN_BLOCK_BYTES = 4 << 20
-_pool: concurrent.futures.ThreadPoolExecutor | None = None
-_pool_pid = 0
-
-
-def _token_pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _pool, _pool_pid
-    if _pool is None or _pool_pid != os.getpid():  # a forked child inherits the executor, not its threads
-        _pool = concurrent.futures.ThreadPoolExecutor(min(4, os.cpu_count() or 1), thread_name_prefix="mars-token")
-        _pool_pid = os.getpid()
-    return _pool
 
 
 def _column_tokens(columns: list[Any]) -> list[str]:
@@ -91,7 +81,7 @@ def _column_tokens(columns: list[Any]) -> list[str]:
     raw = [p for parts in described for p in parts if isinstance(p, np.ndarray)]
     blocks = [b[i:i + _TOKEN_BLOCK_BYTES] for b in raw for i in range(0, len(b), _TOKEN_BLOCK_BYTES)]
     if sum(len(b) for b in raw) >= _THREADED_TOKEN_BYTES:
-        sums = iter(list(_token_pool().map(_block_digest, blocks)))
+        sums = iter(list(thread_pool("token", min(4, os.cpu_count() or 1)).map(_block_digest, blocks)))
     else:
         sums = iter([_block_digest(b) for b in blocks])
     return ["|".join(_buffer_token(p, sums) if isinstance(p, np.ndarray) else p for p in parts)

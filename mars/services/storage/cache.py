@@ -15,11 +15,11 @@ import asyncio
 import concurrent.futures
 import functools
 import logging
-import os
 import time
 from collections.abc import Callable
 from typing import Any
 
+from ...core.pools import thread_pool
 from .core import ChunkStore
 from .device import drop_device
 from .shm import StoredObject, unlink_object
@@ -36,8 +36,6 @@ _RETRY_AFTER = 5.0
 #: segments at least this big are unlinked on a thread: freeing a tmpfs file's pages takes ~0.3 ms per MB,
 #: which the worker's event loop (dispatching, reporting) should not wait for
 UNLINK_ON_THREAD_ABOVE = 1 << 20
-_unlinker: concurrent.futures.ThreadPoolExecutor | None = None
-_unlinker_pid = 0
 
 
 def _unlink_all(descs: list[StoredObject]) -> concurrent.futures.Future | None:
@@ -52,15 +50,11 @@ def _unlink_all(descs: list[StoredObject]) -> concurrent.futures.Future | None:
     if not big:
         _unlink_each(descs)
         return None
-    global _unlinker, _unlinker_pid
-    if _unlinker is None or _unlinker_pid != os.getpid():
-        # a process forked from one that had made it (a worker started from a test run, say) inherits the
-        # executor but not its thread: what it was handed would never run, and every delete would wait forever
-        _unlinker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mars-unlink")
-        _unlinker_pid = os.getpid()
     marked = {id(d) for d in big}
     _unlink_each([d for d in descs if id(d) not in marked])
-    return _unlinker.submit(_unlink_each, big)
+    # a pool made again in a process forked from one that had made it (a worker started from a test run, say):
+    # the inherited executor has no thread, and every delete would wait forever (see mars.core.pools)
+    return thread_pool("unlink", 1).submit(_unlink_each, big)
 
 
 def _unlink_each(descs: list[StoredObject]) -> None:

@@ -16,13 +16,12 @@ only descriptors travel when the client shares the workers' host.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ... import oscar as mo
+from ...core.pools import thread_pool
 from ..errors import DataNotFound, NoWorkersError
 from .shm import StoredObject, is_local_prefix, put_object, unlink_object
 from .worker import STORAGE_UID
@@ -31,8 +30,6 @@ from .worker import STORAGE_UID
 WRITE_THREADS = 4
 #: values sent in one request at most this big (a bigger chunk goes alone): under the web service's body limit
 SEND_BATCH_BYTES = 256 << 20
-_pool: concurrent.futures.ThreadPoolExecutor | None = None
-_pool_pid = 0
 
 Chunk = tuple[str, tuple, Any]  # (key, shape, value)
 
@@ -44,14 +41,6 @@ class UploadTarget:
     address: str
     n_slots: int
     prefix: str
-
-
-def _writers() -> concurrent.futures.ThreadPoolExecutor:
-    global _pool, _pool_pid
-    if _pool is None or _pool_pid != os.getpid():  # a forked child inherits the executor, not its threads
-        _pool = concurrent.futures.ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="mars-upload")
-        _pool_pid = os.getpid()
-    return _pool
 
 
 def spread(sizes: Sequence[int], weights: Sequence[int]) -> list[int]:
@@ -126,7 +115,7 @@ async def write_local(items: Sequence[tuple[str, Any]], prefix: str) -> list[Sto
     """
     loop = asyncio.get_running_loop()
     written = await asyncio.gather(
-        *[loop.run_in_executor(_writers(), put_object, key, value, prefix) for key, value in items],
+        *[loop.run_in_executor(thread_pool("upload", WRITE_THREADS), put_object, key, value, prefix) for key, value in items],
         return_exceptions=True)
     descs = [d for d in written if isinstance(d, StoredObject)]
     error = next((e for e in written if isinstance(e, BaseException)), None)
