@@ -12,13 +12,19 @@ from .indexing import SelectColumns
 UNKNOWN = object()
 
 
+def held_source(chunk: Any) -> Any:
+    """The held partition ``chunk`` is, or selects columns of (the same rows); None for any other chunk."""
+    op = chunk.op
+    if isinstance(op, SelectColumns) and len(op.inputs) == 1:
+        chunk, op = op.inputs[0], op.inputs[0].op
+    return chunk if isinstance(op, HeldData) else None
+
+
 def held_range(chunk: Any, column: Any) -> Any:
     """The ``(lo, hi)`` of ``column`` in a held partition (or a selection of its columns), None when it has no
     rows, :data:`UNKNOWN` when the session does not know."""
-    op = chunk.op
-    if isinstance(op, SelectColumns) and len(op.inputs) == 1 and isinstance(op.inputs[0].op, HeldData):
-        chunk = op.inputs[0]  # a selection keeps the rows
-    ranges = chunk.op.ranges if isinstance(chunk.op, HeldData) else None
+    source = held_source(chunk)
+    ranges = source.op.ranges if source is not None else None
     if ranges is None:
         return UNKNOWN
     try:

@@ -518,11 +518,15 @@ class SortRows(PandasOperator):
 def _split_at_pivots(op: SortRows, parts: list, mappers: list, pivots: pd.DataFrame, n_out: int) -> Tiled:
     """The sorted partitions shuffled by the runs the pivots cut, each cut where its partition lies: no stage
     learns the cuts first (sizes known once the outputs ran)."""
-    meta, spec = op.outputs[0].meta, op.spec
+    return _runs_sorted(op, parts, n_out, lambda m: SortSplit(cuts=None, spec=op.spec, pivots=pivots,
+                                                              chunk=mappers[m]))
+
+
+def _runs_sorted(op: SortRows, parts: list, n_out: int, make_map: Any) -> Tiled:
+    """``parts`` cut into runs by ``make_map``'s op (per mapper), each output sorting its runs; sizes unknown."""
+    meta = op.outputs[0].meta
     chunks = shuffle_chunks(
-        parts, n_out,
-        lambda m: SortSplit(cuts=None, spec=spec, pivots=pivots, chunk=mappers[m]),
-        lambda r: SortMerge(spec=spec, offset=None),
+        parts, n_out, make_map, lambda r: SortMerge(spec=op.spec, offset=None),
         [{"index": chunk_index_of(meta, r), "shape": chunk_shape_of(meta, np.nan), "meta": meta}
          for r in range(n_out)],
         lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": op.inputs[0].meta},
@@ -555,7 +559,7 @@ def _tile_bucketed(op: SortRows, parts: list) -> Generator[Any, Any, Tiled]:
     partition first (the general stages' pivot cuts need sorted partitions).
     The output partitions' sizes are known once they ran.
     """
-    spec, meta = op.spec, op.outputs[0].meta
+    spec = op.spec
     size = min(_MAX_SAMPLES, _UNSORTED_SAMPLES_PER_PARTITION * len(parts))
     samples = [SortSamples(spec=spec, size=size, chunk=i).new_chunk([c], index=(i,), shape=(np.nan,), meta=None)
                for i, c in enumerate(parts)]
@@ -565,15 +569,8 @@ def _tile_bucketed(op: SortRows, parts: list) -> Generator[Any, Any, Tiled]:
     mappers = [i for i, n in enumerate(rows) if n] or [0]
     n_out = output_count(len(mappers), sum(rows))
     pivots = choose_pivots(spec, [values[i] for i in mappers], n_out)
-    chunks = shuffle_chunks(
-        [parts[i] for i in mappers], len(pivots) + 1,
-        lambda m: SortBucket(spec=spec, pivots=pivots, chunk=mappers[m]),
-        lambda r: SortMerge(spec=spec, offset=None),
-        [{"index": chunk_index_of(meta, r), "shape": chunk_shape_of(meta, np.nan), "meta": meta}
-         for r in range(len(pivots) + 1)],
-        lambda m, r: {"index": (m, r), "shape": (np.nan,), "meta": op.inputs[0].meta},
-    )
-    return Tiled(chunks, nsplits_of(meta, (np.nan,) * len(chunks)))
+    return _runs_sorted(op, [parts[i] for i in mappers], len(pivots) + 1,
+                        lambda m: SortBucket(spec=spec, pivots=pivots, chunk=mappers[m]))
 
 
 def _coalesced(data: Any) -> list:

@@ -449,13 +449,13 @@ def distinct_bound(data: Any, subset: list | None) -> float:
     meta = data.meta
     labels = list(meta.columns) if isinstance(meta, pd.DataFrame) and meta.columns.is_unique else []
     keys = labels if subset is None else [labels[i] for i in subset] if labels else []
+    dtype = meta[keys[0]].dtype if len(keys) == 1 else None
+    key = keys[0] if isinstance(dtype, np.dtype) and dtype.kind in "iu" else None
     total = 0.0
     for chunk in data.chunks:
         rows = chunk.shape[0]
-        span = np.inf
-        if len(keys) == 1 and isinstance(meta[keys[0]].dtype, np.dtype) and meta[keys[0]].dtype.kind in "iu":
-            found = held_range(chunk, keys[0])
-            span = np.inf if found is UNKNOWN else 0 if found is None else found[1] - found[0] + 1
+        found = held_range(chunk, key) if key is not None else UNKNOWN
+        span = np.inf if found is UNKNOWN else 0 if found is None else found[1] - found[0] + 1
         total += min(span, np.inf if np.isnan(rows) else rows)
     return total
 

@@ -77,7 +77,7 @@ from ..core import (
 )
 from ..custom_reduction import CustomReduction
 from ..datasource import int_range
-from ..held import UNKNOWN, held_range
+from ..held import UNKNOWN, held_range, held_source
 from ..map import align_row_inputs
 from ..rows import ConcatChunks, known_rows, recut_chunks, renumber_rows
 from .keys import ALIGNED, GroupSpec, boundaries
@@ -304,22 +304,12 @@ def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list |
     if not todo:
         return known
     ranges = [KeyRange(column=spec.by).new_chunk(parts[i], index=(i,), shape=(np.nan,), meta=None) for i in todo]
-    yield ranges + [c for p in parts for c in p if not _held_or_selection(c)]
+    yield ranges + [c for p in parts for c in p if held_source(c) is None]
     for i, r in zip(todo, (yield Fetch(ranges))):
         if len(r) == 1:
             return None
         known[i] = (int(r[0]), int(r[1])) if len(r) == 2 else None
     return known
-
-
-def _held_or_selection(chunk: Any) -> bool:
-    return isinstance(chunk.op, HeldData) or _selection_of_held(chunk)
-
-
-def _selection_of_held(chunk: Any) -> bool:
-    """Whether ``chunk`` is made by a ``repeatable`` op (a selection of columns) from one held partition."""
-    op = chunk.op
-    return getattr(op, "repeatable", False) and len(op.inputs) == 1 and isinstance(op.inputs[0].op, HeldData)
 
 
 def ordered_ranges(ranges: list) -> bool:

@@ -469,7 +469,7 @@ def _write_segment(name: str, key: str, buffers: list[memoryview]) -> None:
     try:
         _reserve(fd, size, key, claim=name.startswith("@"))
         for offset, buf in zip(offsets, buffers):
-            _pwrite_all(fd, buf.cast("B") if buf.format != "B" else buf, offset)
+            _pwrite_all(fd, buf.cast("B") if buf.format != "B" else buf, offset, os.path.dirname(path))
     except BaseException:
         _unlink(name)
         raise
@@ -491,12 +491,12 @@ def _reserve(fd: int, size: int, key: str, claim: bool) -> None:
         os.posix_fallocate(fd, 0, size)
     except OSError as e:
         if e.errno in (errno.ENOSPC, errno.ENOMEM):
-            raise StorageFull(f"no shared memory left in {SHM_DIR} to store chunk {key} ({size} bytes)") from e
+            raise StorageFull(f"no space left in {DISK_DIR} to store chunk {key} ({size} bytes)") from e
         if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
             raise
 
 
-def _pwrite_all(fd: int, buf: memoryview, offset: int) -> None:
+def _pwrite_all(fd: int, buf: memoryview, offset: int, where: str) -> None:
     # pwrite rather than a writable mapping: no page faults in the writer, and
     # a full device is an OSError rather than SIGBUS
     done = 0
@@ -505,7 +505,7 @@ def _pwrite_all(fd: int, buf: memoryview, offset: int) -> None:
             done += os.pwrite(fd, buf[done:], offset + done)
     except OSError as e:
         if e.errno in (errno.ENOSPC, errno.ENOMEM):
-            raise StorageFull(f"no shared memory left in {SHM_DIR} ({buf.nbytes} bytes)") from e
+            raise StorageFull(f"no space left in {where} ({buf.nbytes} bytes)") from e
         raise
 
 
