@@ -1,5 +1,6 @@
 """What the session knows of the partitions it holds without reading them: the ranges of the integer columns of a
-frame the client uploaded (``HeldData.ranges``), through a selection of its columns too."""
+frame the client uploaded (``HeldData.ranges``), and bounds of those columns in partitions made of its rows (a
+selection of its columns, a filter, a merge, an assignment of other columns)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from .indexing import SelectColumns
 
 #: a range not known: the partition must be read to learn it
 UNKNOWN = object()
+
+#: ops followed down from a partition towards the held data its column comes from
+_MAX_DEPTH = 32
 
 
 def held_source(chunk: Any) -> Any:
@@ -31,3 +35,26 @@ def held_range(chunk: Any, column: Any) -> Any:
         return ranges.get(column, UNKNOWN)
     except TypeError:  # an unhashable label
         return UNKNOWN
+
+
+def held_bound(chunk: Any, column: Any) -> Any:
+    """A ``(lo, hi)`` that holds every value of ``column`` in partition ``chunk``; None when it has no rows;
+    :data:`UNKNOWN` when the session does not know.
+
+    Ops whose ``kept_column(column)`` names the input a column's values
+    come from (a filter, a selection, a merge, setting other columns) are
+    followed down to a held partition: the range there (:func:`held_range`)
+    holds the values of any partition made of some of its rows. It is a
+    bound, exact or wider, and None when the held partition has no rows
+    (neither has what is made of them).
+    """
+    for _ in range(_MAX_DEPTH):
+        op = chunk.op
+        if isinstance(op, HeldData):
+            return held_range(chunk, column)
+        kept = getattr(op, "kept_column", None)
+        found = kept(column) if kept is not None else None
+        if found is None:
+            return UNKNOWN
+        chunk, column = op.inputs[found[0]], found[1]
+    return UNKNOWN

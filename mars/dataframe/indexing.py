@@ -28,7 +28,7 @@ from .core import (
     nsplits_of, row_splits, wrap,
 )
 from .datasource import from_pandas
-from .map import MapPartitions, Whole, map_partitions
+from .map import MapPartitions, Whole, keeps_columns, map_partitions
 from .metakey import cached_meta, meta_key
 from .selection import (
     check_slice_ints, getitem_bool_error, iloc_bool_error, is_bool_list, is_bool_tensor, label_slice, mask_rows,
@@ -75,6 +75,16 @@ class SelectColumns(RowLocal):
 
     params = ("columns", "by_position")
     repeatable = True
+
+    def kept_column(self, column: Any) -> tuple[int, Any] | None:
+        """``(0, column)`` where the selection (of labels, a frame) keeps ``column``: see
+        :meth:`.map.MapPartitions.kept_column`."""
+        if self.by_position or not isinstance(self.columns, list):
+            return None
+        try:
+            return (0, column) if column in self.columns else None
+        except (TypeError, ValueError):
+            return None
 
     def execute(self, value: pd.DataFrame) -> Any:
         return value.iloc[:, self.columns] if self.by_position else value[self.columns]
@@ -375,6 +385,19 @@ def _fit(part: pd.DataFrame, value: Any) -> Any:
     return value
 
 
+def _other_column(args: tuple, kwargs: dict, column: Any) -> tuple[Any, Any] | None:
+    """The frame's ``column`` where it is not among the labels set (``args[1]``)."""
+    key = args[1]
+    try:
+        set_here = column in key if isinstance(key, list) else bool(column == key)
+        if set_here:
+            return None
+    except (TypeError, ValueError):  # labels that do not compare to one truth value
+        return None
+    return args[0], column
+
+
+@keeps_columns(_other_column)
 def _set_column(part: pd.DataFrame, key: Any, value: Any) -> pd.DataFrame:
     out = part.copy(deep=False)
     out[key] = _fit(part, value)

@@ -58,6 +58,20 @@ class Slot:
         return f"Slot({self.i})"
 
 
+def keeps_columns(kept: Callable[[tuple, dict, Any], tuple[Any, Any] | None]) -> Callable[[Callable], Callable]:
+    """Mark a partition function whose output's columns are (some of) its argument's: ``kept(args, kwargs,
+    column)`` gives ``(argument, label)`` where the output's ``column`` takes its values from, or None.
+
+    The session then knows bounds of a column it holds the ranges of through
+    such calls (a filter keeps each column's values, an assignment the others'):
+    see :func:`mars.dataframe.held.held_range`.
+    """
+    def mark(func: Callable) -> Callable:
+        func.__mars_kept_column__ = kept  # type: ignore[attr-defined]
+        return func
+    return mark
+
+
 def _fill(value: Any, inputs: tuple) -> Any:
     if isinstance(value, Slot):
         return inputs[value.i]
@@ -107,6 +121,15 @@ class MapPartitions(PandasOperator):
         rows = splits if op.same_rows else (np.nan,) * len(splits)
         tiled = [Tiled(r, nsplits_of(o.meta, rows)) for r, o in zip(results, outs)]
         return tiled[0] if len(tiled) == 1 else tiled
+
+    def kept_column(self, column: Any) -> tuple[int, Any] | None:
+        """``(i, label)`` when each partition's ``column`` holds values of input ``i``'s column ``label`` from
+        some of its rows (``func`` says which: :func:`keeps_columns`); None when it may hold others."""
+        kept = getattr(self.func, "__mars_kept_column__", None)
+        found = kept(self.args, self.kwargs, column) if kept is not None else None
+        if found is None or not isinstance(found[0], Slot) or self.roles[found[0].i] != "rows":
+            return None
+        return found[0].i, found[1]
 
     def execute(self, *inputs: Any) -> Any:
         inputs = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in inputs)

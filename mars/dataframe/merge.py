@@ -298,6 +298,23 @@ class MergeChunk(PandasOperator):
     #: a projected or filtered side is made in the merge's own subtask (see mars.core.fusion)
     fuses_inputs = True
 
+    def kept_column(self, column: Any) -> tuple[int, Any] | None:
+        """``(side, column)`` where the result's ``column`` holds values of that side's rows: a column of one
+        side alone (the side whose every row the join keeps, or either for an inner join), or a key ``on``
+        both name, from the side it is taken from. See :meth:`.map.MapPartitions.kept_column`."""
+        how, metas = self.kwargs.get("how"), [getattr(i, "meta", None) for i in self.inputs]
+        if how not in ("inner", "left", "right") or not all(isinstance(m, pd.DataFrame) for m in metas):
+            return None
+        try:
+            sides = [i for i, m in enumerate(metas) if column in m.columns]
+            if len(sides) == 2 and column in _as_list(self.kwargs.get("on")):
+                sides = [1 if how == "right" else 0]
+        except (TypeError, ValueError):
+            return None
+        if len(sides) != 1 or sides[0] == {"left": 1, "right": 0}.get(how):
+            return None
+        return sides[0], column
+
     def execute(self, left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
         left, right = semi_filtered(left, right, self.kwargs)
         result = pd.merge(left, right, **self.kwargs)

@@ -160,6 +160,15 @@ class TableMerge(PandasOperator):
 
     params = ("kwargs", "on", "columns", "numbered")
 
+    def kept_column(self, column: Any) -> tuple[int, Any] | None:
+        """``(0, column)`` for a column of the left partition: each result row is one of its rows (only the key
+        is shared, so no column is renamed: see :func:`table_key`). See :meth:`.map.MapPartitions.kept_column`."""
+        meta = getattr(self.inputs[0], "meta", None) if self.inputs else None
+        try:
+            return (0, column) if isinstance(meta, pd.DataFrame) and column in meta.columns else None
+        except (TypeError, ValueError):
+            return None
+
     def execute(self, left: pd.DataFrame, table: KeyTable, *counts: int) -> pd.DataFrame:
         start = sum(int(c) for c in counts) if self.numbered else 0
         if table.starts is not None:

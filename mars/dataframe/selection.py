@@ -31,7 +31,7 @@ from ..tensor.core import TensorData, is_tensor, tensor_data
 from ..tensor.rechunk import rechunk
 from .core import PandasData, PandasOperator, chunk_index_of, chunk_shape_of, is_pandas_like, nsplits_of, wrap
 from .datasource import from_pandas
-from .map import map_partitions
+from .map import keeps_columns, map_partitions
 from .meta import dtype_of_scalar, empty_meta, fake
 from .rows import known_rows
 
@@ -401,6 +401,7 @@ def _filter_by_array(value: Any, mask: np.ndarray) -> Any:
 
 
 # ----------------------------------------------------------------- rows by a lazy boolean mask
+@keeps_columns(lambda args, kwargs, column: (args[0], column))
 def _filter_rows(value: Any, mask: Any) -> Any:
     m = mask.to_numpy()
     if m.dtype == object:  # widened by an alignment that found rows missing in the mask

@@ -42,7 +42,7 @@ from .core import (
     nsplits_of,
 )
 from .datasource import from_tensor
-from .held import UNKNOWN, held_range
+from .held import UNKNOWN, held_bound
 from .map import Whole, map_partitions
 from .meta import empty_meta, infer
 from .reduction import tree_reduce
@@ -444,8 +444,9 @@ def _unordered_tiled(op: Distinct) -> Generator[Any, Any, Tiled]:
 
 def distinct_bound(data: Any, subset: list | None) -> float:
     """At most how many distinct rows the partitions hold in all, known without running them (inf if unknown):
-    each partition's rows where known, or, for one integer key column of an uploaded frame, its values' span
-    (``HeldData.ranges``: the 150,000 customer keys of TPC-H's 1.5M orders)."""
+    each partition's rows where known, or, for one integer key column of an uploaded frame (or taken from one:
+    :func:`.held.held_bound`), its values' span (``HeldData.ranges``: the 150,000 customer keys of TPC-H's
+    1.5M orders)."""
     meta = data.meta
     labels = list(meta.columns) if isinstance(meta, pd.DataFrame) and meta.columns.is_unique else []
     keys = labels if subset is None else [labels[i] for i in subset] if labels else []
@@ -454,7 +455,7 @@ def distinct_bound(data: Any, subset: list | None) -> float:
     total = 0.0
     for chunk in data.chunks:
         rows = chunk.shape[0]
-        found = held_range(chunk, key) if key is not None else UNKNOWN
+        found = held_bound(chunk, key) if key is not None else UNKNOWN
         span = np.inf if found is UNKNOWN else 0 if found is None else found[1] - found[0] + 1
         total += min(span, np.inf if np.isnan(rows) else rows)
     return total

@@ -133,8 +133,41 @@ def test_distinct_values_of_an_uploaded_column_are_bounded_by_its_ranges(session
     pdt.assert_frame_equal(got.sort_values("dense", ignore_index=True), expected.sort_values("dense", ignore_index=True))
     with_ranges = runs.count(False)
     runs.clear()
-    monkeypatch.setattr(uniques_module, "held_range", lambda chunk, column: uniques_module.UNKNOWN)
+    monkeypatch.setattr(uniques_module, "held_bound", lambda chunk, column: uniques_module.UNKNOWN)
     got = session.fetch(session.execute(md.DataFrame(left, chunk_size=20).merge(held[["dense"]].drop_duplicates(),
                                                                                 on="dense")))
     pdt.assert_frame_equal(got.sort_values("dense", ignore_index=True), expected.sort_values("dense", ignore_index=True))
     assert with_ranges < runs.count(False)  # the stage that counted the partials is gone
+
+
+def _through_rows(t: object, names: object) -> object:
+    """A filter, an assignment and a merge between the upload and the grouping: none makes new key values."""
+    kept = t[t.x > 0.3]
+    kept = kept.assign(y=kept.x * 2)
+    return kept.merge(names, on="dense")[["dense", "y", "label"]]
+
+
+@pytest.mark.parametrize("chunk_size", [50, 1, (100, 0, 97, 43)])
+def test_a_narrow_key_taken_through_filters_and_merges_plans_at_once(session, op_names, chunk_size):
+    """The rows of an uploaded frame, filtered and merged, keep their key within the upload's ranges: a grouping
+    by a narrow key indexes its partials by key with no KeyRange stage."""
+    pdf = _frame(3)
+    names = pd.DataFrame({"dense": np.arange(0, 30, dtype=np.int32), "label": [f"n{i}" for i in range(30)]})
+    held = md.DataFrame(pdf, chunk_size=chunk_size).execute(session=session)
+    lazy_names = md.DataFrame(names).execute(session=session)
+    op_names.clear()
+    got = session.fetch(session.execute(_through_rows(held, lazy_names).groupby("dense").y.sum()))
+    pdt.assert_series_equal(got, _through_rows(pdf, names).groupby("dense").y.sum())
+    assert "KeyRange" not in op_names
+    # (one-row partitions: the merge counts them first, finds them small and merges them whole, in one call)
+    assert ("GroupPartial" in op_names) is (chunk_size != 1)
+
+
+def test_a_wide_key_taken_through_a_filter_still_reads_its_ranges(session, op_names):
+    """Only the dense plan takes a bound: the others want the partitions' sizes too, which a KeyRange stage
+    learns and a bound through a filter does not give."""
+    pdf = _frame(4)
+    held = md.DataFrame(pdf, chunk_size=(100, 0, 97, 43)).execute(session=session)
+    got = session.fetch(session.execute(held[held.x > 0.5].groupby("wide").x.sum()))
+    pdt.assert_series_equal(got, pdf[pdf.x > 0.5].groupby("wide").x.sum())
+    assert "KeyRange" in op_names

@@ -77,7 +77,7 @@ from ..core import (
 )
 from ..custom_reduction import CustomReduction
 from ..datasource import int_range
-from ..held import UNKNOWN, held_range, held_source
+from ..held import UNKNOWN, held_bound, held_range, held_source
 from ..map import align_row_inputs
 from ..rows import ConcatChunks, known_rows, recut_chunks, renumber_rows
 from .keys import ALIGNED, GroupSpec, boundaries
@@ -186,12 +186,16 @@ class GroupByAgg(PandasOperator):
         if len(parts) == 1 or small_input(op, parts):
             return single_tiled(op, parts)
         if range_checkable(op, parts):
-            ranges = yield from key_ranges(op.spec, parts)
-            if small_input(op, parts):
-                return single_tiled(op, parts)
-            if ranges is not None and ordered_ranges(ranges):
-                return per_partition_tiled(op, parts, ranges)
-            dense = dense_range(op, parts, ranges) if ranges is not None else None
+            # keys known to lie in a narrow range take the dense tree at once; otherwise the exact ranges
+            # (and, where a stage reads them, the partitions' sizes) decide
+            dense = dense_range(op, parts, key_bounds(op.spec, parts))
+            if dense is None:
+                ranges = yield from key_ranges(op.spec, parts)
+                if small_input(op, parts):
+                    return single_tiled(op, parts)
+                if ranges is not None and ordered_ranges(ranges):
+                    return per_partition_tiled(op, parts, ranges)
+                dense = dense_range(op, parts, ranges) if ranges is not None else None
             if dense is not None:
                 partials = [GroupPartial(spec=op.spec, partials=op.partials, dense=dense).new_chunk(
                     p, index=(i,), shape=(np.nan,), meta=None) for i, p in enumerate(parts)]
@@ -310,6 +314,21 @@ def key_ranges(spec: GroupSpec, parts: list[list]) -> Generator[Any, Any, list |
             return None
         known[i] = (int(r[0]), int(r[1])) if len(r) == 2 else None
     return known
+
+
+def key_bounds(spec: GroupSpec, parts: list[list]) -> list:
+    """Each partition's bound of its keys known without running it (:func:`.held.held_bound`: the range of
+    the uploaded column they come from through filters, merges and the like), None when empty; an empty
+    list when some partition's is not known, or when all are exactly (:func:`key_ranges` takes those).
+
+    Only the dense plan takes these: the other plans also need what a
+    :class:`KeyRange` stage learns, the partitions' sizes, which a bound
+    through a filter or a merge does not give.
+    """
+    if all(held_range(p[0], spec.by) is not UNKNOWN for p in parts):
+        return []
+    bounds = [held_bound(p[0], spec.by) for p in parts]
+    return [] if any(b is UNKNOWN for b in bounds) else bounds
 
 
 def ordered_ranges(ranges: list) -> bool:

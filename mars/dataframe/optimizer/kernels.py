@@ -217,6 +217,20 @@ class Program:
     def __mars_tokenize__(self) -> tuple:
         return "fused-program", self.n_inputs, self.steps
 
+    def __mars_kept_column__(self, args: tuple, kwargs: dict, column: Any) -> tuple[Any, Any] | None:
+        """The argument and label the output's ``column`` takes its values from, traced back through the steps
+        whose ops keep columns (``kept_column``: filters, selections, assignments); None when one may not."""
+        at = len(self.steps) - 1
+        while True:
+            kept = getattr(self.steps[at].op, "kept_column", None)
+            found = kept(column) if kept is not None else None
+            if found is None:
+                return None
+            ref, column = self.steps[at].refs[found[0]], found[1]
+            if ref.source == "in":
+                return args[ref.i], column
+            at = ref.i
+
     def __repr__(self) -> str:
         return "Fused[" + ", ".join(_short_name(s) for s in self.steps) + "]"
 
