@@ -93,8 +93,13 @@ class Operator:
 
     def _compute_key(self, inputs: Sequence) -> str:
         cls = type(self)
-        parts = [cls.__module__, cls.__qualname__]
-        parts.extend(normalize(getattr(self, p)) for p in cls.params if p not in cls.unkeyed)
+        # the parameters' part is kept: an optimizer's copy of an op on new inputs (fresh_op) keys only those
+        params = self.__dict__.get("_params_key")
+        if params is None:
+            params = self._params_key = "|".join(
+                [cls.__module__, cls.__qualname__,
+                 *(normalize(getattr(self, p)) for p in cls.params if p not in cls.unkeyed)])
+        parts = [params]
         parts.extend(getattr(i, "key", None) or normalize(i) for i in inputs)
         if self.gpu:
             parts.append("gpu")  # the same expression on the GPU is another result (its random values, say)
@@ -148,6 +153,7 @@ class Operator:
         # unpickled (see EntityData.__setstate__); a Subtask pickles a bare copy
         state["_outputs"] = []
         state.pop("_token", None)
+        state.pop("_params_key", None)
         return state
 
     def link_output(self, entity: Any, index: int) -> None:

@@ -144,6 +144,8 @@ def fresh_op(op: Any, **params: Any) -> Any:
     """An unapplied shallow copy of ``op`` (all its attributes kept), with ``params`` changed."""
     new = op.bare()
     new.__dict__.pop("_token", None)
+    if params:  # its parameters' part of the key is made again (see Operator._compute_key)
+        new.__dict__.pop("_params_key", None)
     new.output_keys = []
     new.key = ""
     for name, value in params.items():

@@ -56,3 +56,23 @@ def test_merge_needs_reads_the_narrow_dtypes_off_the_whole_merge():
     assert lkeep == {"k", "a", "s"} and rkeep == {"k", "s"}  # "s" stays on both sides: it names "s_y"
     narrow = pl[sorted(lkeep, key=list(pl.columns).index)].merge(pr[["k", "s"]], on="k")
     assert set(need) <= set(narrow.columns)
+
+
+def test_an_op_rebuilt_on_new_inputs_keys_its_parameters_once(monkeypatch):
+    """A rule's copy of an op (graph.fresh_op) keeps the parameters' part of its key: only what changed, the
+    inputs, is keyed again; a copy with a parameter changed is keyed anew. The keys equal a fresh op's."""
+    import mars.core.operator as operator_module
+
+    pl, _ = _tables()
+    df = md.DataFrame(pl, chunk_size=7)
+    node = df[df.a > 0.2].assign(y=df.a * 2).data
+    op = node.op
+    calls = []
+    real = operator_module.normalize
+    monkeypatch.setattr(operator_module, "normalize", lambda v: calls.append(1) or real(v))
+    same = graph.fresh_op(op)._apply(list(op.inputs), [node.params()], type(node))[0]
+    assert calls == [] and same.key == node.key
+    fresh = op.copy()._apply(list(op.inputs), [node.params()], type(node))[0]
+    assert calls and fresh.key == node.key
+    changed = graph.fresh_op(op, how="outer")._apply(list(op.inputs), [node.params()], type(node))[0]
+    assert changed.key != node.key
