@@ -19,6 +19,11 @@ full-size temporary: each block of ``x`` goes through the whole chain and is
 reduced while it is still in cache. A trailing op with ``merge_blocks`` (a
 reduction's chunk stage) reduces each block and merges the partials.
 
+A tree over a table (the distinct keys of its partitions, combined) is not
+merged into a reader that also waits for another input this graph computes:
+merged, it would start only once that input is there; apart, it runs beside
+what makes it, on another slot.
+
 A subtask that is not fusible (a grouped call, a merge of two partitions)
 still takes in a fusible step whose only input is its output, when nothing
 else reads that output: the step (a ``reset_index``, a filter) runs after it
@@ -122,7 +127,9 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
     merged_into: dict[int, int] = {t: i for i, ts in taps.items() for t in ts}
     #: repeatable producers (reading only what this graph does not make) and their consumers
     repeated: dict[int, list[int]] = {}
-    made = {k for st in subtasks for k in st.output_keys}
+    producer = {k: i for i, st in enumerate(subtasks) for k in st.output_keys}
+    made = set(producer)
+    waited = _computed(subtasks, made)
     for i, st in enumerate(subtasks):
         if len(st.output_keys) != 1 or not getattr(st.op, "fusible", False) or i in taps or i in merged_into:
             continue
@@ -131,13 +138,37 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
         if key in keep or not users or not all(_takes_in(subtasks[u]) for u in users):
             continue
         if len(users) == 1:
-            merged_into[i] = users[0]
+            if not _waits_apart(i, subtasks, users[0], waited, producer, merged_into):
+                merged_into[i] = users[0]
         elif getattr(st.op, "repeatable", False) and made.isdisjoint(st.input_keys):
             repeated[i] = users
     merged_into.update(_trailing_steps(subtasks, consumers, keep, taps, merged_into, made))
     if not merged_into and not repeated:
         return list(subtasks)
     return _build_groups(subtasks, merged_into, repeated, taps)
+
+
+def _computed(subtasks: Sequence[Subtask], made: set[str]) -> set[str]:
+    """The keys of ``made`` that some subtask computes, not selections of what is held (ready at once)."""
+    return made - {st.output_keys[0] for st in subtasks if getattr(st.op, "repeatable", False)
+                   and len(st.output_keys) == 1 and made.isdisjoint(st.input_keys)}
+
+
+def _waits_apart(i: int, subtasks: Sequence[Subtask], user: int, waited: set[str], producer: dict[str, int],
+                 merged_into: dict[int, int]) -> bool:
+    """Whether subtask ``i``, a step combining several partitions computed by the steps merged into it (a
+    tree over a table: its distinct keys), would wait for another input of its reader ``user`` that this
+    graph computes, if merged into it (``waited``: keys computed here, not selections of held data).
+
+    Apart, the tree runs as soon as what it reads is there, on another slot,
+    beside what makes the reader's other input (a filter and a mean of
+    another table), instead of after it.
+    """
+    inputs = {k for k in subtasks[i].input_keys if k in waited}
+    if len(inputs) < 2 or any(merged_into.get(producer[k]) != i for k in inputs):
+        return False
+    key = subtasks[i].output_keys[0]
+    return any(k != key and k in waited for k in subtasks[user].input_keys)
 
 
 def _trailing_steps(subtasks: Sequence[Subtask], consumers: dict[str, list[int]], keep: set[str],
