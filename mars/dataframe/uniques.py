@@ -198,9 +198,11 @@ def packed_keys(keys: pd.DataFrame) -> np.ndarray | None:
     >>> packed_keys(pd.DataFrame({0: [5, 6, 5], 1: [1, 1, 1]})).tolist()
     [0, 1, 0]
     """
-    columns = [keys.iloc[:, i].to_numpy() for i in range(keys.shape[1])]
-    if not columns or not len(columns[0]) or any(c.dtype.kind not in "iub" for c in columns):
+    # the dtypes first: a column of strings made into an array only to be turned down costs more than the rest
+    if not keys.shape[1] or not len(keys) or any(not isinstance(d, np.dtype) or d.kind not in "iub"
+                                                  for d in keys.dtypes):
         return None
+    columns = [keys.iloc[:, i].to_numpy() for i in range(keys.shape[1])]
     packed = np.zeros(len(columns[0]), dtype=np.int64)
     bits = 0
     for c in columns:

@@ -42,6 +42,16 @@ def test_keys_too_wide_to_pack_or_not_integers_take_pandas_path():
     np.testing.assert_array_equal(duplicated_keys(big, "first"), [False, False, True])
 
 
+def test_keys_with_a_column_of_strings_are_turned_down_before_any_column_is_read(monkeypatch):
+    """The dtypes say a key of strings cannot be packed: none of its columns is made into an array for nothing."""
+    keys = pd.DataFrame({0: pd.array(["a", "b", "a"], dtype="str"), 1: [1, 2, 1]})
+    read = []
+    real = pd.Series.to_numpy
+    monkeypatch.setattr(pd.Series, "to_numpy", lambda self, *a, **k: read.append(self.name) or real(self, *a, **k))
+    assert packed_keys(keys) is None and read == []
+    np.testing.assert_array_equal(duplicated_keys(keys, "first"), [False, False, True])
+
+
 def test_narrow_codes():
     assert narrow_codes(np.array([0, 254]), 254).dtype == np.uint8
     assert narrow_codes(np.array([0, 300]), 300).dtype == np.int16
