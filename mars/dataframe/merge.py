@@ -66,7 +66,7 @@ from .merge_order import (
     ordered_by_position,
     ordered_in_meta_dtypes,
 )
-from .merge_semi import semi_filtered, semi_reduced
+from .merge_semi import cut_ahead, semi_filtered, semi_reduced
 from .merge_strategy import (
     _key_dtype,
     _numbered,
@@ -390,7 +390,7 @@ def _direct_merges(op: Merge, strategy: str, lrows: Sequence[int], rrows: Sequen
         if key is not None:
             return table_merges(op, key, lrows, rrows)
         whole = _gathered(op, lrows, rrows)
-        pairs = [(c, whole) for c in left.chunks]
+        pairs = [(c, whole) for c in cut_ahead(op.kwargs, op.keys, left, whole)]
     else:
         whole = single_chunk(left)
         pairs = [(whole, c) for c in right.chunks]
