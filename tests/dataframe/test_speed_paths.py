@@ -152,6 +152,35 @@ def test_dense_integer_keys_by_bincount_equal_pandas(monkeypatch, spread, key_dt
     assert_eq(got, pdf.groupby("k", as_index=False).agg(s=("x", "sum")))
 
 
+@pytest.mark.parametrize("spread,key_dtype", [(50, "int64"), (10**9, "int64"), (40, "uint16"), (300, "int32")])
+def test_keys_in_order_are_summed_over_their_runs_and_equal_pandas(monkeypatch, spread, key_dtype):
+    """A partition whose keys never decrease (a table stored in key order) takes one reduceat per column, sparse
+    keys too; NaN left out, all-NaN groups, integer and boolean sums as pandas gives them."""
+    from mars.dataframe.groupby import dense
+    from mars.dataframe.groupby.keys import GroupSpec
+
+    runs = []
+    real = dense._sorted_agg
+    monkeypatch.setattr(dense, "_sorted_agg", lambda *a: runs.append(1) or real(*a))
+    pdf = _dense_frame(500, spread, key_dtype).sort_values("k", kind="stable", ignore_index=True)
+    pdf.loc[pdf.k == pdf.k.iloc[0], "x"] = np.nan  # a group of NaN only
+    aggs = {"s": ("x", "sum"), "n": ("x", "count"), "m": ("x", "mean"), "si": ("i", "sum"), "mi": ("i", "mean"),
+            "sb": ("b", "sum"), "nb": ("b", "count")}
+    meta = pdf.iloc[:0].groupby("k").agg(**aggs)
+    for part in (pdf, pdf.iloc[:1], pdf.iloc[37:301]):
+        got = dense.dense_agg(GroupSpec(by="k"), ("agg", (None,), aggs), part, meta)
+        pd.testing.assert_frame_equal(got, part.groupby("k").agg(**aggs))
+    assert len(runs) == 3
+    runs.clear()
+    shuffled = pdf.sample(frac=1, random_state=1)  # not in order: bincount over the range, or pandas
+    got = dense.dense_agg(GroupSpec(by="k"), ("agg", (None,), aggs), shuffled, meta)
+    assert runs == []
+    if got is not None:
+        pd.testing.assert_frame_equal(got, shuffled.groupby("k").agg(**aggs))
+    for cs in (500, 70, (1, 200, 0, 299)):  # keys in order across partitions: each grouped alone, in order
+        assert_eq(md.DataFrame(pdf, chunk_size=cs).groupby("k").agg(**aggs), pdf.groupby("k").agg(**aggs))
+
+
 def test_dense_path_leaves_large_integer_sums_to_pandas():
     from mars.dataframe.groupby.dense import dense_agg
     from mars.dataframe.groupby.keys import GroupSpec

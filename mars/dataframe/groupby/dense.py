@@ -1,4 +1,5 @@
-"""Sums, counts and means over one integer key whose values are dense, by ``numpy.bincount``.
+"""Sums, counts and means over one integer key whose values are dense, by ``numpy.bincount``; or stored in
+key order, by ``numpy.add.reduceat`` over the runs of equal keys.
 
 A shuffle's reducer holds whole groups of one key range: with an integer
 key whose range is not much wider than the rows (order, part and customer
@@ -61,6 +62,56 @@ def _column(values: np.ndarray, codes: np.ndarray, n: int, func: str) -> np.ndar
         return sums / counts
 
 
+def sorted_runs(keys: np.ndarray) -> np.ndarray | None:
+    """Where each run of equal keys starts, when ``keys`` never decrease (a partition of a table stored in key
+    order: TPC-H's lineitem by order); None otherwise.
+
+    >>> sorted_runs(np.array([3, 3, 5, 9, 9, 9])).tolist(), sorted_runs(np.array([2, 1]))
+    ([0, 2, 3], None)
+    """
+    if not (keys[1:] >= keys[:-1]).all():
+        return None
+    return np.concatenate(([0], np.flatnonzero(keys[1:] != keys[:-1]) + 1))
+
+
+def _run_column(values: np.ndarray, starts: np.ndarray, func: str) -> np.ndarray | None:
+    """One output column: ``func`` of ``values`` over each run from ``starts`` (NaN left out, as pandas does)."""
+    kind = values.dtype.kind
+    if kind not in "fiub":
+        return None
+    valid = ~np.isnan(values) if kind == "f" else None
+    if valid is not None and valid.all():
+        valid = None
+    sizes = np.diff(starts, append=len(values))
+    counts = sizes if valid is None else np.add.reduceat(valid, starts, dtype=np.int64)
+    if func == "count":
+        return counts
+    if kind != "f" and np.abs(values.astype(np.float64)).sum() >= _EXACT:
+        return None  # sums of large integers: pandas keeps them exact in int64
+    sums = np.add.reduceat(values.astype(np.float64, copy=False) if valid is None else np.where(valid, values, 0.0),
+                           starts)
+    if func == "sum":
+        return sums
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts
+
+
+def _sorted_agg(part: pd.DataFrame, named: list, keys: np.ndarray, starts: np.ndarray,
+                meta: pd.DataFrame) -> pd.DataFrame | None:
+    """:func:`dense_agg` of a partition whose keys never decrease: one ``reduceat`` per column over the runs."""
+    columns = {}
+    for name, column, func in named:
+        values = _run_column(part[column].to_numpy(), starts, func)
+        if values is None:
+            return None
+        columns[name] = values
+    index = pd.Index(keys[starts], name=meta.index.name).astype(meta.index.dtype, copy=False)
+    out = pd.DataFrame(columns, index=index)
+    if list(out.columns) != list(meta.columns):
+        return None
+    return out.astype(meta.dtypes.to_dict())
+
+
 def dense_agg(spec: GroupSpec, call: tuple, part: Any, meta: Any) -> pd.DataFrame | None:
     """pandas' ``part.groupby(key).agg(name=(column, func), ...)`` for a dense integer key, else None.
 
@@ -83,6 +134,9 @@ def dense_agg(spec: GroupSpec, call: tuple, part: Any, meta: Any) -> pd.DataFram
     keys = part[key].to_numpy()
     if keys.dtype.kind not in "iu":
         return None
+    starts = sorted_runs(keys)
+    if starts is not None:
+        return _sorted_agg(part, named, keys, starts, meta)
     low, high = int(keys.min()), int(keys.max())
     n = high - low + 1
     if n > SPREAD * len(keys) + 1024:
