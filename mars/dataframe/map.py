@@ -64,7 +64,7 @@ def keeps_columns(kept: Callable[[tuple, dict, Any], tuple[Any, Any] | None]) ->
 
     The session then knows bounds of a column it holds the ranges of through
     such calls (a filter keeps each column's values, an assignment the others'):
-    see :func:`mars.dataframe.held.held_range`.
+    see :func:`mars.dataframe.held.held_bound`.
     """
     def mark(func: Callable) -> Callable:
         func.__mars_kept_column__ = kept  # type: ignore[attr-defined]
