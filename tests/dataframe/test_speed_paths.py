@@ -160,8 +160,8 @@ def test_keys_in_order_are_summed_over_their_runs_and_equal_pandas(monkeypatch, 
     from mars.dataframe.groupby.keys import GroupSpec
 
     runs = []
-    real = dense._sorted_agg
-    monkeypatch.setattr(dense, "_sorted_agg", lambda *a: runs.append(1) or real(*a))
+    real = dense._ByRun
+    monkeypatch.setattr(dense, "_ByRun", lambda *a: runs.append(1) or real(*a))
     pdf = _dense_frame(500, spread, key_dtype).sort_values("k", kind="stable", ignore_index=True)
     pdf.loc[pdf.k == pdf.k.iloc[0], "x"] = np.nan  # a group of NaN only
     aggs = {"s": ("x", "sum"), "n": ("x", "count"), "m": ("x", "mean"), "si": ("i", "sum"), "mi": ("i", "mean"),

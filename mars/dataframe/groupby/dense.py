@@ -43,23 +43,66 @@ def _named(call: tuple) -> list[tuple[Any, Any, str]] | None:
     return out
 
 
-def _column(values: np.ndarray, codes: np.ndarray, n: int, func: str) -> np.ndarray | None:
-    """One output column: ``func`` of ``values`` per code (NaN left out, as pandas leaves it out)."""
+class _ByCode:
+    """Groups given by a code per row (``key - low``): counts and sums by ``bincount`` over ``n`` codes."""
+
+    def __init__(self, codes: np.ndarray, n: int):
+        self.codes, self.n = codes, n
+
+    def counts(self, valid: np.ndarray | None) -> np.ndarray:
+        return np.bincount(self.codes if valid is None else self.codes[valid], minlength=self.n)
+
+    def sums(self, weights: np.ndarray) -> np.ndarray:
+        return np.bincount(self.codes, weights=weights, minlength=self.n)
+
+
+class _ByRun:
+    """Groups given as runs of rows (keys in order), each starting at ``starts``: ``reduceat`` over them."""
+
+    def __init__(self, starts: np.ndarray, rows: int):
+        self.starts, self.rows = starts, rows
+
+    def counts(self, valid: np.ndarray | None) -> np.ndarray:
+        if valid is None:
+            return np.diff(self.starts, append=self.rows)
+        return np.add.reduceat(valid, self.starts, dtype=np.int64)
+
+    def sums(self, weights: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(weights.astype(np.float64, copy=False), self.starts)
+
+
+def _column(values: np.ndarray, groups: _ByCode | _ByRun, func: str) -> np.ndarray | None:
+    """One output column: ``func`` of ``values`` per group (NaN left out, as pandas leaves it out)."""
     kind = values.dtype.kind
     if kind not in "fiub":
         return None
     valid = ~np.isnan(values) if kind == "f" else None
+    if valid is not None and valid.all():
+        valid = None
     if func == "count":
-        return np.bincount(codes if valid is None else codes[valid], minlength=n)
+        return groups.counts(valid)
     if kind != "f" and np.abs(values.astype(np.float64)).sum() >= _EXACT:
         return None  # sums of large integers: pandas keeps them exact in int64
-    weights = values if valid is None else np.where(valid, values, 0.0)
-    sums = np.bincount(codes, weights=weights, minlength=n)
+    sums = groups.sums(values if valid is None else np.where(valid, values, 0.0))
     if func == "sum":
         return sums
-    counts = np.bincount(codes if valid is None else codes[valid], minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return sums / counts
+        return sums / groups.counts(valid)
+
+
+def _frame(part: pd.DataFrame, named: list, groups: _ByCode | _ByRun, present: Any, keys: np.ndarray,
+           meta: pd.DataFrame) -> pd.DataFrame | None:
+    """The named columns of ``groups`` (those ``present``), indexed by their ``keys``, in ``meta``'s dtypes."""
+    columns = {}
+    for name, column, func in named:
+        values = _column(part[column].to_numpy(), groups, func)
+        if values is None:
+            return None
+        columns[name] = values[present]
+    out = pd.DataFrame(columns, index=pd.Index(keys, name=meta.index.name).astype(meta.index.dtype, copy=False))
+    if list(out.columns) != list(meta.columns):
+        return None
+    return out.astype(meta.dtypes.to_dict())
 
 
 def sorted_runs(keys: np.ndarray) -> np.ndarray | None:
@@ -72,44 +115,6 @@ def sorted_runs(keys: np.ndarray) -> np.ndarray | None:
     if not (keys[1:] >= keys[:-1]).all():
         return None
     return np.concatenate(([0], np.flatnonzero(keys[1:] != keys[:-1]) + 1))
-
-
-def _run_column(values: np.ndarray, starts: np.ndarray, func: str) -> np.ndarray | None:
-    """One output column: ``func`` of ``values`` over each run from ``starts`` (NaN left out, as pandas does)."""
-    kind = values.dtype.kind
-    if kind not in "fiub":
-        return None
-    valid = ~np.isnan(values) if kind == "f" else None
-    if valid is not None and valid.all():
-        valid = None
-    sizes = np.diff(starts, append=len(values))
-    counts = sizes if valid is None else np.add.reduceat(valid, starts, dtype=np.int64)
-    if func == "count":
-        return counts
-    if kind != "f" and np.abs(values.astype(np.float64)).sum() >= _EXACT:
-        return None  # sums of large integers: pandas keeps them exact in int64
-    sums = np.add.reduceat(values.astype(np.float64, copy=False) if valid is None else np.where(valid, values, 0.0),
-                           starts)
-    if func == "sum":
-        return sums
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return sums / counts
-
-
-def _sorted_agg(part: pd.DataFrame, named: list, keys: np.ndarray, starts: np.ndarray,
-                meta: pd.DataFrame) -> pd.DataFrame | None:
-    """:func:`dense_agg` of a partition whose keys never decrease: one ``reduceat`` per column over the runs."""
-    columns = {}
-    for name, column, func in named:
-        values = _run_column(part[column].to_numpy(), starts, func)
-        if values is None:
-            return None
-        columns[name] = values
-    index = pd.Index(keys[starts], name=meta.index.name).astype(meta.index.dtype, copy=False)
-    out = pd.DataFrame(columns, index=index)
-    if list(out.columns) != list(meta.columns):
-        return None
-    return out.astype(meta.dtypes.to_dict())
 
 
 def dense_agg(spec: GroupSpec, call: tuple, part: Any, meta: Any) -> pd.DataFrame | None:
@@ -135,22 +140,12 @@ def dense_agg(spec: GroupSpec, call: tuple, part: Any, meta: Any) -> pd.DataFram
     if keys.dtype.kind not in "iu":
         return None
     starts = sorted_runs(keys)
-    if starts is not None:
-        return _sorted_agg(part, named, keys, starts, meta)
+    if starts is not None:  # keys in order: each run of equal keys is a group
+        return _frame(part, named, _ByRun(starts, len(keys)), slice(None), keys[starts], meta)
     low, high = int(keys.min()), int(keys.max())
     n = high - low + 1
     if n > SPREAD * len(keys) + 1024:
         return None
     codes = (keys - keys.dtype.type(low)).astype(np.intp)
     present = np.bincount(codes, minlength=n) > 0
-    columns = {}
-    for name, column, func in named:
-        values = _column(part[column].to_numpy(), codes, n, func)
-        if values is None:
-            return None
-        columns[name] = values[present]
-    index = pd.Index(np.flatnonzero(present) + low, name=meta.index.name).astype(meta.index.dtype)
-    out = pd.DataFrame(columns, index=index)
-    if list(out.columns) != list(meta.columns):
-        return None
-    return out.astype(meta.dtypes.to_dict())
+    return _frame(part, named, _ByCode(codes, n), present, np.flatnonzero(present) + low, meta)
