@@ -140,7 +140,7 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
         if len(users) == 1:
             if not _waits_apart(i, subtasks, users[0], waited, producer, merged_into):
                 merged_into[i] = users[0]
-        elif getattr(st.op, "repeatable", False) and made.isdisjoint(st.input_keys):
+        elif _made_again(st, made):
             repeated[i] = users
     merged_into.update(_trailing_steps(subtasks, consumers, keep, taps, merged_into, made))
     if not merged_into and not repeated:
@@ -148,10 +148,15 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
     return _build_groups(subtasks, merged_into, repeated, taps)
 
 
+def _made_again(st: Subtask, made: set[str]) -> bool:
+    """Whether ``st`` is a repeatable producer (a selection of columns) reading only what this graph does not
+    make (held data): each of its readers may make it again, and it is ready as soon as they start."""
+    return bool(getattr(st.op, "repeatable", False)) and made.isdisjoint(st.input_keys)
+
+
 def _computed(subtasks: Sequence[Subtask], made: set[str]) -> set[str]:
     """The keys of ``made`` that some subtask computes, not selections of what is held (ready at once)."""
-    return made - {st.output_keys[0] for st in subtasks if getattr(st.op, "repeatable", False)
-                   and len(st.output_keys) == 1 and made.isdisjoint(st.input_keys)}
+    return made - {st.output_keys[0] for st in subtasks if len(st.output_keys) == 1 and _made_again(st, made)}
 
 
 def _waits_apart(i: int, subtasks: Sequence[Subtask], user: int, waited: set[str], producer: dict[str, int],
