@@ -1,8 +1,9 @@
-"""Suite-wide check: the tests leave no sockets open behind them."""
+"""Suite-wide: the tests leave no sockets open behind them, and small frames take the partitioned join paths."""
 
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 
 import pytest
@@ -17,6 +18,14 @@ def _socket_fds() -> set[int]:
         except OSError:
             continue
     return fds
+
+
+@pytest.fixture(autouse=True)
+def _partitioned_merges(monkeypatch):
+    """Small test frames in several partitions take the partitioned join paths, as big ones do (a side of
+    few rows in all is otherwise merged whole: ``merge_strategy.FEW_ROWS``; tests/dataframe/test_merge_few_rows.py
+    covers that)."""
+    monkeypatch.setattr(importlib.import_module("mars.dataframe.merge_strategy"), "FEW_ROWS", -1)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.entity import has_unknown
 from ..core.operator import Fetch, Tiled
 from ..core.shuffle import ShuffleMap, shuffle_chunks
 from ..core.tokenize import normalize
@@ -73,6 +74,7 @@ from .merge_strategy import (
     _one_pair_of_columns,
     _one_partition_broadcast,
     choose_strategy,
+    few_rows,
 )
 from .merge_table import table_key, table_merges
 from .meta import METAS, empty_meta, fake, signature
@@ -341,12 +343,14 @@ class Merge(PandasOperator):
         left, right = op.inputs
         one_side = _one_partition_broadcast(op)
         if _one_pair_of_columns(op) or one_side:  # no count decides anything: the inputs run with the merge
-            lrows, rrows = row_splits(left), row_splits(right)
+            lrows, rrows = _rows_known_now(left), row_splits(right)
         else:
             lrows, rrows = yield from known_rows_of(left, right)
         op.outputs[0].meta = with_result_index(op.outputs[0].meta, op.kwargs, left.meta, right.meta, sum(lrows),
                                                sum(rrows))
         strategy = "broadcast_right" if one_side else choose_strategy(op.kwargs, op.keys, left, right, lrows, rrows)
+        if strategy == "broadcast_right" and few_rows(lrows):
+            strategy = "single"  # a small side in many partitions: one merge, not one subtask a partition
         if strategy == "broadcast_left_ordered" and op.unordered and op.kwargs["how"] == "inner":
             strategy = "broadcast_left"  # (a left join adds its unmatched rows apart, unordered too)
         if strategy == "hash":
@@ -362,6 +366,13 @@ class Merge(PandasOperator):
         else:
             merged = _direct_merges(op, strategy, lrows, rrows)
         return (yield from _finish(op, merged, lrows, rrows))
+
+
+def _rows_known_now(data: PandasData) -> tuple:
+    """``data``'s row counts as far as known without a stage: chunks computed in an earlier stage know theirs."""
+    if has_unknown(row_splits(data)) and not any(has_unknown(c.shape[:1]) for c in data.chunks):
+        data.refresh_shape()
+    return row_splits(data)
 
 
 def _na_labels(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> str | None:
