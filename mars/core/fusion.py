@@ -111,12 +111,20 @@ def _run_step(step: Subtask, env: dict[str, Any]) -> None:
         env.update(zip(step.output_keys, result))
 
 
-def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
+def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False) -> list[Subtask]:
     """Merge fusible chains; ``keep`` holds keys that must stay visible (targets).
 
     A ``repeatable`` producer (a column selection: views, no arithmetic) read
     by several consumers that each take it in runs in each of them, rather
     than once with its output written out and read back by each.
+
+    With ``gathers`` (a cluster, where an output is written to shared memory
+    and read back), a *gather* (an op whose class says ``gather = True``:
+    partitions concatenated) is merged into its one reader like a fusible
+    step, when that reader takes in its producers. It takes in none of its
+    own: the partitions it gathers are still made side by side. In an
+    embedded session an output stays in memory, and a gather apart runs on
+    a free thread as soon as its partitions are there.
     """
     consumers: dict[str, list[int]] = {}
     for i, st in enumerate(subtasks):
@@ -131,7 +139,7 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
     made = set(producer)
     waited = _computed(subtasks, made)
     for i, st in enumerate(subtasks):
-        if len(st.output_keys) != 1 or not getattr(st.op, "fusible", False) or i in taps or i in merged_into:
+        if len(st.output_keys) != 1 or not _merges_into_reader(st, gathers) or i in taps or i in merged_into:
             continue
         key = st.output_keys[0]
         users = consumers.get(key, [])
@@ -146,6 +154,11 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str]) -> list[Subtask]:
     if not merged_into and not repeated:
         return list(subtasks)
     return _build_groups(subtasks, merged_into, repeated, taps)
+
+
+def _merges_into_reader(st: Subtask, gathers: bool) -> bool:
+    """Whether ``st`` may run in its one reader's subtask: a fusible step, or (``gathers``) a gather."""
+    return bool(getattr(st.op, "fusible", False) or (gathers and getattr(st.op, "gather", False)))
 
 
 def _made_again(st: Subtask, made: set[str]) -> bool:

@@ -133,6 +133,9 @@ class ConcatChunks(PandasOperator):
     """
 
     params = ("position",)
+    #: on a cluster, runs in the subtask of its one reader when that reader takes in its producers (a merge,
+    #: a grouped call): the whole is never written out and read back (see mars.core.fusion)
+    gather = True
 
     def execute(self, *parts: Any) -> Any:
         meta = self.outputs[0].meta if self.outputs and self.outputs[0] is not None else None
