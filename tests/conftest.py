@@ -51,8 +51,8 @@ def fused_names(monkeypatch):
     names: list[str] = []
     real = mars_session.fuse
 
-    def recording(subtasks, keep):
-        out = real(subtasks, keep)
+    def recording(subtasks, keep, **kwargs):
+        out = real(subtasks, keep, **kwargs)
         names.extend(repr(st.op)[len("FusedOp("):-1] if isinstance(st.op, FusedOp) else type(st.op).__name__
                      for st in out)
         return out

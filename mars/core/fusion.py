@@ -111,7 +111,7 @@ def _run_step(step: Subtask, env: dict[str, Any]) -> None:
         env.update(zip(step.output_keys, result))
 
 
-def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False) -> list[Subtask]:
+def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False, near: bool = True) -> list[Subtask]:
     """Merge fusible chains; ``keep`` holds keys that must stay visible (targets).
 
     A ``repeatable`` producer (a column selection: views, no arithmetic) read
@@ -125,6 +125,13 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False) -> 
     own: the partitions it gathers are still made side by side. In an
     embedded session an output stays in memory, and a gather apart runs on
     a free thread as soon as its partitions are there.
+
+    ``near`` says that the data is on one host (an embedded session, or a
+    cluster whose workers share one machine): reading a partition in any
+    subtask moves nothing. A step whose class says ``fuses_near = True``
+    (the rows a partition gives to its neighbour, cut where that partition
+    lies so that only they travel between hosts) is then merged into its
+    one reader too: the reader no longer waits for a subtask of its own.
     """
     consumers: dict[str, list[int]] = {}
     for i, st in enumerate(subtasks):
@@ -139,7 +146,7 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False) -> 
     made = set(producer)
     waited = _computed(subtasks, made)
     for i, st in enumerate(subtasks):
-        if len(st.output_keys) != 1 or not _merges_into_reader(st, gathers) or i in taps or i in merged_into:
+        if len(st.output_keys) != 1 or not _merges_into_reader(st, gathers, near) or i in taps or i in merged_into:
             continue
         key = st.output_keys[0]
         users = consumers.get(key, [])
@@ -156,9 +163,12 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False) -> 
     return _build_groups(subtasks, merged_into, repeated, taps)
 
 
-def _merges_into_reader(st: Subtask, gathers: bool) -> bool:
-    """Whether ``st`` may run in its one reader's subtask: a fusible step, or (``gathers``) a gather."""
-    return bool(getattr(st.op, "fusible", False) or (gathers and getattr(st.op, "gather", False)))
+def _merges_into_reader(st: Subtask, gathers: bool, near: bool) -> bool:
+    """Whether ``st`` may run in its one reader's subtask: a fusible step, a gather (``gathers``), or a step
+    kept apart only to move less between hosts (``near``)."""
+    op = st.op
+    return bool(getattr(op, "fusible", False) or (gathers and getattr(op, "gather", False))
+                or (near and getattr(op, "fuses_near", False)))
 
 
 def _made_again(st: Subtask, made: set[str]) -> bool:

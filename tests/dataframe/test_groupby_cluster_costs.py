@@ -3,6 +3,8 @@ to shared memory and transfers between workers), with results equal to pandas.""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -61,15 +63,23 @@ def test_uint64_keys_past_int64_are_not_taken_for_an_empty_partition(recorded, c
               pdf.groupby("k").agg(n=("x", "count")))
 
 
-def test_a_boundary_key_moves_only_its_rows_and_the_recut_partition_is_never_written(recorded):
+@pytest.mark.parametrize("near", [False, True])
+def test_a_boundary_key_moves_only_its_rows_and_the_recut_partition_is_never_written(recorded, monkeypatch, near):
+    """Hosts apart (``near=False``), the next partition's rows of the shared key are cut where it lies (KeyRows
+    in a subtask of its own): it never travels whole. On one host (an embedded session, or a cluster on one
+    machine) they are cut in the grouping's own subtask, which then waits for no other."""
+    session_module = sys.modules["mars.session"]
+    real = session_module.fuse
+    monkeypatch.setattr(session_module, "fuse", lambda subtasks, keep: real(subtasks, keep, near=near))
     got = SORTED_CALLS["named"](md.DataFrame(SORTED, chunk_size=17)).execute()
     assert_eq(got, SORTED_CALLS["named"](SORTED))
     shares = [c for c in _chunks(got) if type(c.op).__name__ == "ShareBoundary" and c.op.take is not None]
     assert shares
-    # the next partition's rows of the shared key are cut where that partition lies: it never travels whole
     assert all(type(c.op.inputs[1].op).__name__ == "KeyRows" for c in shares)
-    assert "KeyRows" in recorded and "ShareBoundary" not in recorded
-    assert any(name.endswith("ShareBoundary -> GroupCall") for name in recorded), recorded
+    assert "ShareBoundary" not in recorded
+    assert ("KeyRows" in recorded) is not near, recorded
+    tail = "KeyRows -> ShareBoundary -> GroupCall" if near else "ShareBoundary -> GroupCall"
+    assert any(tail in name for name in recorded), recorded
 
 
 # ----------------------------------------------------------------- the probe of the groups (a tree or a shuffle)
