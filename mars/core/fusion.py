@@ -126,12 +126,15 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False, nea
     embedded session an output stays in memory, and a gather apart runs on
     a free thread as soon as its partitions are there.
 
-    ``near`` says that the data is on one host (an embedded session, or a
-    cluster whose workers share one machine): reading a partition in any
-    subtask moves nothing. A step whose class says ``fuses_near = True``
-    (the rows a partition gives to its neighbour, cut where that partition
-    lies so that only they travel between hosts) is then merged into its
-    one reader too: the reader no longer waits for a subtask of its own.
+    ``near`` says that the data is in this process (an embedded session):
+    reading a partition in any subtask moves nothing. A step whose class
+    says ``fuses_near = True`` (the rows a partition gives to its neighbour,
+    cut where that partition lies so that only they travel between workers)
+    is then merged into its one reader too: the reader no longer waits for a
+    subtask of its own. A cluster keeps it apart, even on one host: there
+    the reader would fetch the whole neighbouring partition from the worker
+    holding it (TPC-H Q18, after the 17 queries before it, took 2.2 s
+    instead of 0.25).
     """
     consumers: dict[str, list[int]] = {}
     for i, st in enumerate(subtasks):

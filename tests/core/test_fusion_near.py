@@ -1,5 +1,6 @@
-"""A step kept apart only so that less moves between hosts (``fuses_near = True``: the rows a partition gives to
-its neighbour) runs in its reader's subtask when the data is on one host (``fuse(..., near=True)``)."""
+"""A step kept apart only so that less moves between workers (``fuses_near = True``: the rows a partition gives to
+its neighbour) runs in its reader's subtask when the data is in one process (``fuse(..., near=True)``: an embedded
+session; a cluster passes ``near=False``)."""
 
 from __future__ import annotations
 

@@ -65,9 +65,9 @@ def test_uint64_keys_past_int64_are_not_taken_for_an_empty_partition(recorded, c
 
 @pytest.mark.parametrize("near", [False, True])
 def test_a_boundary_key_moves_only_its_rows_and_the_recut_partition_is_never_written(recorded, monkeypatch, near):
-    """Hosts apart (``near=False``), the next partition's rows of the shared key are cut where it lies (KeyRows
-    in a subtask of its own): it never travels whole. On one host (an embedded session, or a cluster on one
-    machine) they are cut in the grouping's own subtask, which then waits for no other."""
+    """On a cluster (``near=False``), the next partition's rows of the shared key are cut where it lies (KeyRows
+    in a subtask of its own): it never travels whole. In an embedded session (one process) they are cut in the
+    grouping's own subtask, which then waits for no other."""
     session_module = sys.modules["mars.session"]
     real = session_module.fuse
     monkeypatch.setattr(session_module, "fuse", lambda subtasks, keep: real(subtasks, keep, near=near))

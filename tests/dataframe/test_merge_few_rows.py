@@ -69,3 +69,18 @@ def test_sizes_unknown_are_not_few(few_rows, fused_names):
     got = lazy[lazy.qty > 10].merge(lazy_parts[lazy_parts.brand != "a"], on="pk").execute().fetch()
     assert_eq(got, items[items.qty > 10].merge(parts[parts.brand != "a"], on="pk"))
     assert len(_merges(fused_names)) == 4, fused_names
+
+
+@pytest.mark.parametrize("chunk_size", [7, (1, N - 3, 2, 0), 1])
+def test_a_left_join_of_few_rows_merges_in_one_and_keeps_unmatched_rows(chunk_size, few_rows, fused_names):
+    items, parts = _tables(3)
+
+    def query(items, parts):
+        kept = items[items.qty > 5]
+        return kept.merge(parts[parts.brand != "c"], on="pk", how="left")
+
+    lazy = md.DataFrame(items, chunk_size=chunk_size).execute()  # sizes known: uploaded partitions
+    got = query(lazy, md.DataFrame(parts)).execute().fetch()
+    expected = query(items, parts)
+    assert expected.brand.isna().any()  # some rows have no partner
+    assert_eq(got, expected)

@@ -1,5 +1,6 @@
 """On an in-process cluster: a merge of a projected frame runs the projection in the merge's subtask, and a
-gather of partitions (``ConcatChunks``) runs in the subtask of the merge or grouped call reading it."""
+gather of partitions (``ConcatChunks``) runs in the subtask of the merge or grouped call reading it, and the rows
+a partition shares with the one before (``KeyRows``) are cut apart, next to it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pandas.testing as pdt
 import pytest
 
 import mars.dataframe as md
+import mars.dataframe.groupby.agg as agg_module
 from mars.core.fusion import FusedOp
 from mars.services.task import processor
 
@@ -45,3 +47,14 @@ def test_a_gather_runs_in_the_grouped_call_reading_it(session, groups, chunk_siz
     got = session.run(lazy[lazy.x > 0.2].groupby("k").agg(total=("x", "sum")))
     pdt.assert_frame_equal(got, frame[frame.x > 0.2].groupby("k").agg(total=("x", "sum")))
     assert any(g.startswith("FusedOp(ConcatChunks -> GroupCall") for g in groups), groups
+
+
+def test_the_rows_a_partition_shares_are_cut_apart_on_a_cluster(session, groups, monkeypatch):
+    """The grouping of a frame stored in key order: the rows of a key two partitions share are cut next to
+    the partition holding them (KeyRows, a subtask of its own), not by the grouping reading it whole."""
+    monkeypatch.setattr(agg_module, "SINGLE_ROWS", -1)  # small frames would be grouped in one call
+    frame = pd.DataFrame({"k": np.repeat(np.arange(30), 3), "x": np.arange(90.0)})
+    got = session.run(md.DataFrame(frame, chunk_size=20).groupby("k").agg(s=("x", "sum")))
+    pdt.assert_frame_equal(got, frame.groupby("k").agg(s=("x", "sum")))
+    recut = [g for g in groups if "ShareBoundary" in g]
+    assert recut and not any("KeyRows" in g for g in recut), groups

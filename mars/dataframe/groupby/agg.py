@@ -348,7 +348,7 @@ def ordered_ranges(ranges: list) -> bool:
 class ShareBoundary(PandasOperator):
     """A partition without the rows of the key it shares with the one before (``drop``), with the next
     partition's rows of the key it shares with it (``take``; ``following`` holds just those rows, cut by
-    :class:`KeyRows` where that partition lies, so the partition itself never travels between hosts).
+    :class:`KeyRows` where that partition lies, so the partition itself never travels between workers).
 
     It runs in the subtask of the call that reads it (``fusible``): the recut partition is never written out.
     """
@@ -367,8 +367,9 @@ class ShareBoundary(PandasOperator):
 class KeyRows(PandasOperator):
     """A copy of the rows of a partition whose ``column`` is ``value`` (the few rows it gives to the partition
     before). Not ``fusible``: it runs apart, next to its partition, and only its small result moves; a
-    selection it reads is made in its own subtask (``fuses_inputs``). Where all the data is on one host
-    (``fuses_near``), it runs in its reader's subtask instead, which then waits for no other (mars.core.fusion)."""
+    selection it reads is made in its own subtask (``fuses_inputs``). In an embedded session, where all the
+    data is in one process (``fuses_near``), it runs in its reader's subtask instead, which then waits for no
+    other (mars.core.fusion)."""
 
     params = ("column", "value")
     fuses_inputs = True

@@ -59,17 +59,6 @@ class Placer:
                 w.in_flight = old[address].in_flight
                 w.gpu_in_flight = old[address].gpu_in_flight
 
-    def one_host(self) -> bool:
-        """Whether every worker is on one host (their addresses name one host): chunks then move between
-        them through shared memory, not over a network.
-
-        >>> Placer([WorkerLoad("10.0.0.1:7001", 1), WorkerLoad("10.0.0.1:7002", 1)]).one_host()
-        True
-        >>> Placer([WorkerLoad("10.0.0.1:7001", 1), WorkerLoad("10.0.0.2:7001", 1)]).one_host()
-        False
-        """
-        return len({address.rsplit(":", 1)[0] for address in self.workers}) == 1
-
     def _least_loaded(self) -> WorkerLoad:
         return min(self.workers.values(), key=lambda w: (w.in_flight / w.n_slots, w.address))
 

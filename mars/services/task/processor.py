@@ -384,12 +384,11 @@ class SessionProcessor:
 
     async def _run_graph(self, task: TaskRecord, chunks: Sequence[ChunkData], keep: set[str],
                          carried: list[str], final: bool = False) -> None:
-        placer = await self.placer(task)
-        self._forget_dead(placer)
+        self._forget_dead(await self.placer(task))
         started = time.perf_counter()
         with gc_paused():
             subtasks = fuse(build_subtasks(chunks, self.meta.__contains__, self.lineage.get), keep, gathers=True,
-                            near=placer.one_host())
+                            near=False)
         logger.debug("task %s: %d chunks made %d subtasks in %.3f s", task.task_id, len(chunks), len(subtasks),
                      time.perf_counter() - started)
         run = GraphRun(self, task, subtasks, keep, task.next_index, stage=not final)
