@@ -111,30 +111,30 @@ def _run_step(step: Subtask, env: dict[str, Any]) -> None:
         env.update(zip(step.output_keys, result))
 
 
-def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False, near: bool = True) -> list[Subtask]:
+def fuse(subtasks: Sequence[Subtask], keep: set[str], in_process: bool = True) -> list[Subtask]:
     """Merge fusible chains; ``keep`` holds keys that must stay visible (targets).
 
     A ``repeatable`` producer (a column selection: views, no arithmetic) read
     by several consumers that each take it in runs in each of them, rather
     than once with its output written out and read back by each.
 
-    With ``gathers`` (a cluster, where an output is written to shared memory
-    and read back), a *gather* (an op whose class says ``gather = True``:
-    partitions concatenated) is merged into its one reader like a fusible
-    step, when that reader takes in its producers. It takes in none of its
-    own: the partitions it gathers are still made side by side. In an
-    embedded session an output stays in memory, and a gather apart runs on
-    a free thread as soon as its partitions are there.
+    ``in_process`` says where the subtasks run: in this process (an embedded
+    session: outputs stay in memory), or on a cluster (``False``: each output
+    is written to shared memory, and a worker reads what another holds).
 
-    ``near`` says that the data is in this process (an embedded session):
-    reading a partition in any subtask moves nothing. A step whose class
-    says ``fuses_near = True`` (the rows a partition gives to its neighbour,
-    cut where that partition lies so that only they travel between workers)
-    is then merged into its one reader too: the reader no longer waits for a
-    subtask of its own. A cluster keeps it apart, even on one host: there
-    the reader would fetch the whole neighbouring partition from the worker
-    holding it (TPC-H Q18, after the 17 queries before it, took 2.2 s
-    instead of 0.25).
+    - On a cluster, a *gather* (an op whose class says ``gather = True``:
+      partitions concatenated) is merged into its one reader like a fusible
+      step, when that reader takes in its producers: the whole is never
+      written out and read back. It takes in none of its own: the partitions
+      it gathers are still made side by side. In a process, a gather apart
+      runs on a free thread as soon as its partitions are there.
+    - In a process, a step whose class says ``fuses_near = True`` (the rows a
+      partition gives to its neighbour, cut where that partition lies so
+      that only they travel between workers) is merged into its one reader
+      too: the reader no longer waits for a subtask of its own. A cluster
+      keeps it apart, even on one host: there the reader would fetch the
+      whole neighbouring partition from the worker holding it (TPC-H Q18,
+      after the 17 queries before it, took 2.2 s instead of 0.25).
     """
     consumers: dict[str, list[int]] = {}
     for i, st in enumerate(subtasks):
@@ -149,7 +149,7 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False, nea
     made = set(producer)
     waited = _computed(subtasks, made)
     for i, st in enumerate(subtasks):
-        if len(st.output_keys) != 1 or not _merges_into_reader(st, gathers, near) or i in taps or i in merged_into:
+        if len(st.output_keys) != 1 or not _merges_into_reader(st, in_process) or i in taps or i in merged_into:
             continue
         key = st.output_keys[0]
         users = consumers.get(key, [])
@@ -166,12 +166,13 @@ def fuse(subtasks: Sequence[Subtask], keep: set[str], gathers: bool = False, nea
     return _build_groups(subtasks, merged_into, repeated, taps)
 
 
-def _merges_into_reader(st: Subtask, gathers: bool, near: bool) -> bool:
-    """Whether ``st`` may run in its one reader's subtask: a fusible step, a gather (``gathers``), or a step
-    kept apart only to move less between hosts (``near``)."""
+def _merges_into_reader(st: Subtask, in_process: bool) -> bool:
+    """Whether ``st`` may run in its one reader's subtask: a fusible step; on a cluster a gather; in a process a
+    step kept apart only so that less moves between workers (see :func:`fuse`)."""
     op = st.op
-    return bool(getattr(op, "fusible", False) or (gathers and getattr(op, "gather", False))
-                or (near and getattr(op, "fuses_near", False)))
+    if getattr(op, "fusible", False):
+        return True
+    return bool(getattr(op, "fuses_near", False) if in_process else getattr(op, "gather", False))
 
 
 def _made_again(st: Subtask, made: set[str]) -> bool:

@@ -1,4 +1,4 @@
-"""On a cluster (``fuse(..., gathers=True)``), a gather (partitions concatenated) runs in the subtask of its one
+"""On a cluster (``fuse(..., in_process=False)``), a gather (partitions concatenated) runs in the subtask of its one
 reader when that reader takes in its producers (a merge, a grouped call): the whole is never written out and
 read back. It takes in none of its own producers, which still run side by side; an embedded session keeps it
 apart."""
@@ -63,17 +63,17 @@ def _groups(fused: list) -> list[list[str]]:
 
 def test_a_gather_runs_in_its_reader_and_its_partitions_apart():
     graph = _graph()
-    fused = fuse(graph, {"out"}, gathers=True)
+    fused = fuse(graph, {"out"}, in_process=False)
     assert _groups(fused) == [["Filter"]] * 3 + [["Gather", "Join"]]
     expected = run_subtasks(graph, HELD)["out"]
     pdt.assert_frame_equal(run_subtasks(fused, HELD)["out"], expected)
     assert expected.k.tolist() == [1, 7, 2, 7, 7]
 
 
-@pytest.mark.parametrize("gathers, reader", [(False, Join), (True, Total)])
-def test_a_gather_stays_apart_embedded_or_before_a_reader_that_takes_in_nothing(gathers, reader):
+@pytest.mark.parametrize("in_process, reader", [(True, Join), (False, Total)])
+def test_a_gather_stays_apart_embedded_or_before_a_reader_that_takes_in_nothing(in_process, reader):
     graph = _graph(reader)
-    fused = fuse(graph, {"out"}, gathers=gathers)
+    fused = fuse(graph, {"out"}, in_process=in_process)
     assert _groups(fused) == [["Filter"]] * 3 + [["Gather"], [reader.__name__]]
     got, expected = run_subtasks(fused, HELD)["out"], run_subtasks(graph, HELD)["out"]
     assert got.equals(expected) if reader is Join else got == expected == 18.0
@@ -82,8 +82,8 @@ def test_a_gather_stays_apart_embedded_or_before_a_reader_that_takes_in_nothing(
 def test_a_gather_read_by_several_or_kept_stays_apart():
     graph = _graph()
     graph.append(subtask(Total(), ["g"], ["sum"]))
-    assert ["Gather"] in _groups(fuse(graph, {"out", "sum"}, gathers=True))
-    assert ["Gather"] in _groups(fuse(_graph(), {"out", "g"}, gathers=True))
+    assert ["Gather"] in _groups(fuse(graph, {"out", "sum"}, in_process=False))
+    assert ["Gather"] in _groups(fuse(_graph(), {"out", "g"}, in_process=False))
 
 
 def test_concat_chunks_is_a_gather():
@@ -94,7 +94,7 @@ def test_sources_are_still_made_apart():
     """A gather of sources (uploaded partitions made by their subtasks) takes none of them in."""
     graph = [subtask(Source(p), [], [f"h{i}"]) for i, p in enumerate(PARTS)]
     graph += [subtask(Gather(), ["h0", "h1", "h2"], ["g"]), subtask(Join(), ["g", "right"], ["out"])]
-    fused = fuse(graph, {"out"}, gathers=True)
+    fused = fuse(graph, {"out"}, in_process=False)
     assert _groups(fused) == [["Source"]] * 3 + [["Gather", "Join"]]
     pdt.assert_frame_equal(run_subtasks(fused, {"right": RIGHT})["out"],
                            pd.concat(PARTS, ignore_index=True).merge(RIGHT, on="k"))

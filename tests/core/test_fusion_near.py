@@ -1,6 +1,6 @@
 """A step kept apart only so that less moves between workers (``fuses_near = True``: the rows a partition gives to
-its neighbour) runs in its reader's subtask when the data is in one process (``fuse(..., near=True)``: an embedded
-session; a cluster passes ``near=False``)."""
+its neighbour) runs in its reader's subtask when the data is in one process (``fuse(..., in_process=True)``: an
+embedded session; a cluster passes ``in_process=False``)."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def _graph() -> list:
 
 
 @pytest.mark.parametrize("near", [True, False])
-def test_the_rows_are_cut_in_the_readers_subtask_on_one_host(near):
-    fused = fuse(_graph(), {"out"}, near=near)
+def test_the_rows_are_cut_in_the_readers_subtask_in_one_process(near):
+    fused = fuse(_graph(), {"out"}, in_process=near)
     groups = [[type(s.op).__name__ for s in st.op.steps] if isinstance(st.op, FusedOp) else [type(st.op).__name__]
               for st in fused]
     assert groups == ([["Rows", "Recut", "Count"]] if near else [["Rows"], ["Recut", "Count"]])

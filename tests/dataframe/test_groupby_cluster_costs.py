@@ -65,12 +65,12 @@ def test_uint64_keys_past_int64_are_not_taken_for_an_empty_partition(recorded, c
 
 @pytest.mark.parametrize("near", [False, True])
 def test_a_boundary_key_moves_only_its_rows_and_the_recut_partition_is_never_written(recorded, monkeypatch, near):
-    """On a cluster (``near=False``), the next partition's rows of the shared key are cut where it lies (KeyRows
+    """On a cluster (``in_process=False``), the next partition's rows of the shared key are cut where it lies (KeyRows
     in a subtask of its own): it never travels whole. In an embedded session (one process) they are cut in the
     grouping's own subtask, which then waits for no other."""
     session_module = sys.modules["mars.session"]
     real = session_module.fuse
-    monkeypatch.setattr(session_module, "fuse", lambda subtasks, keep: real(subtasks, keep, near=near))
+    monkeypatch.setattr(session_module, "fuse", lambda subtasks, keep: real(subtasks, keep, in_process=near))
     got = SORTED_CALLS["named"](md.DataFrame(SORTED, chunk_size=17)).execute()
     assert_eq(got, SORTED_CALLS["named"](SORTED))
     shares = [c for c in _chunks(got) if type(c.op).__name__ == "ShareBoundary" and c.op.take is not None]

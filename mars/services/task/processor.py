@@ -387,8 +387,7 @@ class SessionProcessor:
         self._forget_dead(await self.placer(task))
         started = time.perf_counter()
         with gc_paused():
-            subtasks = fuse(build_subtasks(chunks, self.meta.__contains__, self.lineage.get), keep, gathers=True,
-                            near=False)
+            subtasks = fuse(build_subtasks(chunks, self.meta.__contains__, self.lineage.get), keep, in_process=False)
         logger.debug("task %s: %d chunks made %d subtasks in %.3f s", task.task_id, len(chunks), len(subtasks),
                      time.perf_counter() - started)
         run = GraphRun(self, task, subtasks, keep, task.next_index, stage=not final)
