@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.entity import has_unknown
 from ..core.operator import Fetch, Tiled
 from ..core.shuffle import ShuffleMap, shuffle_chunks
 from ..core.tokenize import normalize
@@ -83,6 +82,7 @@ from .rows import (
     concat_chunks,
     known_rows_of,
     renumber_rows,
+    rows_known_now,
     single_chunk,
 )
 from .shuffle import ConcatPieces, narrow_codes, split_by_codes
@@ -343,7 +343,7 @@ class Merge(PandasOperator):
         left, right = op.inputs
         one_side = _one_partition_broadcast(op)
         if _one_pair_of_columns(op) or one_side:  # no count decides anything: the inputs run with the merge
-            lrows, rrows = _rows_known_now(left), row_splits(right)
+            lrows, rrows = rows_known_now(left), row_splits(right)
         else:
             lrows, rrows = yield from known_rows_of(left, right)
         op.outputs[0].meta = with_result_index(op.outputs[0].meta, op.kwargs, left.meta, right.meta, sum(lrows),
@@ -366,13 +366,6 @@ class Merge(PandasOperator):
         else:
             merged = _direct_merges(op, strategy, lrows, rrows)
         return (yield from _finish(op, merged, lrows, rrows))
-
-
-def _rows_known_now(data: PandasData) -> tuple:
-    """``data``'s row counts as far as known without a stage: chunks computed in an earlier stage know theirs."""
-    if has_unknown(row_splits(data)) and not any(has_unknown(c.shape[:1]) for c in data.chunks):
-        data.refresh_shape()
-    return row_splits(data)
 
 
 def _na_labels(op: Merge, lrows: Sequence[int], rrows: Sequence[int]) -> str | None:

@@ -43,12 +43,15 @@ def known_rows_of(*datas: Any) -> Generator[Any, Any, list]:
     unknown = [d for d in datas if any(has_unknown(c.shape[:1]) for c in d.chunks)]
     if unknown:
         yield list({c.key: c for d in unknown for c in d.chunks}.values())
-    out = []
-    for data in datas:
-        if has_unknown(row_splits(data)):  # chunks computed earlier (a head's stage) may know sizes nsplits lacks
-            data.refresh_shape()
-        out.append(row_splits(data))
-    return out
+    return [rows_known_now(data) for data in datas]
+
+
+def rows_known_now(data: Any) -> tuple:
+    """``data``'s row counts as far as known without a stage: chunks computed earlier (a stage before, a head's)
+    may know the sizes its ``nsplits`` lacks."""
+    if has_unknown(row_splits(data)) and not any(has_unknown(c.shape[:1]) for c in data.chunks):
+        data.refresh_shape()
+    return row_splits(data)
 
 
 class RowsPiece(PandasOperator):
